@@ -134,7 +134,7 @@ describe('the lists', () => {
     const answer = await run(
       `query GuideAccess($id: ID!) {
         space(id: $id) {
-          users { totalCount nodes { role user { displayName } sources { type } } }
+          users { totalCount nodes { role user { displayName } } }
           teams { totalCount nodes { role team { title membersCount: members { totalCount } } } }
           accessibleBy {
             totalCount
@@ -147,7 +147,7 @@ describe('the lists', () => {
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data.space.users).toEqual({
       totalCount: 1,
-      nodes: [{ role: 'COMMENT', user: { displayName: 'Dee' }, sources: null }],
+      nodes: [{ role: 'COMMENT', user: { displayName: 'Dee' } }],
     });
     expect(answer.body.data.space.teams).toEqual({
       totalCount: 1,
@@ -189,6 +189,55 @@ describe('the lists', () => {
       ],
     });
     // space, users, teams, members of the team, aggregate, and the collection of the sources.
+    expect(answer.upstream).toBe(6);
+  });
+
+  it('answers one member’s access on a space and a collection, the aggregate read once per item', async () => {
+    const query = `query Effective($space: ID!, $collection: ID!, $dee: ID!, $hana: ID!) {
+      space(id: $space) {
+        mine: effectiveAccess { role sources { type } }
+        dee: effectiveAccess(userId: $dee) { role user { displayName } sources { type role team { title } } }
+        hana: effectiveAccess(userId: $hana) { role }
+      }
+      collection(id: $collection) {
+        ben: effectiveAccess(userId: $ben) { role sources { type role } }
+      }
+    }`.replace('$hana: ID!)', '$hana: ID!, $ben: ID!)');
+    const answer = await run(query, {
+      space: guide,
+      collection: docs,
+      dee: users.dee.id,
+      hana: encodeGlobalID('User', users.hana.id),
+      ben: users.ben.id,
+    });
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data).toEqual({
+      space: {
+        mine: { role: 'ADMIN', sources: [{ type: 'ORGANIZATION' }] },
+        dee: {
+          role: 'COMMENT',
+          user: { displayName: 'Dee' },
+          sources: [
+            { type: 'DIRECT', role: 'COMMENT', team: null },
+            { type: 'TEAM', role: 'COMMENT', team: { title: 'Writers' } },
+            { type: 'ORGANIZATION', role: 'READ', team: null },
+          ],
+        },
+        hana: null,
+      },
+      collection: {
+        // His grant on Docs is direct there, below his organization role.
+        ben: {
+          role: 'CREATE',
+          sources: [
+            { type: 'ORGANIZATION', role: 'CREATE' },
+            { type: 'DIRECT', role: 'REVIEW' },
+          ],
+        },
+      },
+    });
+    // The space, the collection, who you are, the space's aggregate once for three answers, the
+    // collection's, and the team of Dee's source.
     expect(answer.upstream).toBe(6);
   });
 

@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 /**
  * Grants on docs sites end to end, through a gateway whose response cache is on: the eight REST
- * operations through the graph (`Site.accessibleBy`, `userGrants`, `teamGrants`, `effectiveAccess`,
+ * operations through the graph (`Site.accessibleBy`, `users`, `teams`, `effectiveAccess`,
  * the five mutations), a grant raising what its holder may do on the site at once and its removal
  * lowering it, for a user and through a team, and the refusals as `userErrors`.
  */
@@ -143,7 +143,7 @@ describe('a grant on a site', () => {
       }
     }`;
     const GRANTS = `query Grants($org: ID!, $site: ID!) {
-      site(organizationId: $org, id: $site) { userGrants { nodes { role user { platformId } } } }
+      site(organizationId: $org, id: $site) { users { nodes { role user { platformId } } } }
     }`;
     const hal = org.user('hal').id;
     const set = await run(SET_USER, { ...at(), user: hal, role: 'COMMENT' });
@@ -153,13 +153,13 @@ describe('a grant on a site', () => {
       userErrors: [],
     });
     expect(set.upstream).toBe(1);
-    expect((await run(GRANTS, at())).body.data.site.userGrants.nodes).toEqual([
+    expect((await run(GRANTS, at())).body.data.site.users.nodes).toEqual([
       { role: 'COMMENT', user: { platformId: hal } },
     ]);
     const cleared = await run(SET_USER, { ...at(), user: hal, role: null });
     expect(cleared.body.data.updateSiteUserPermission.userErrors).toEqual([]);
     expect(cleared.upstream).toBe(1);
-    expect((await run(GRANTS, at())).body.data.site.userGrants.nodes).toEqual([]);
+    expect((await run(GRANTS, at())).body.data.site.users.nodes).toEqual([]);
   });
 
   it('opens the site to a guest granted a role on it, and only to them', async () => {
@@ -188,7 +188,7 @@ describe('who has access to a site', () => {
         site(organizationId: $org, id: $site) {
           accessibleBy(first: 10, sort: JOINED_AT, order: ASC) {
             totalCount
-            nodes { role source user { displayName } team { platformId title } disabled }
+            nodes { role sources { type team { platformId title } } user { displayName } lastSeenAt }
           }
         }
       }`,
@@ -196,21 +196,30 @@ describe('who has access to a site', () => {
     );
     expect(body.errors).toBeUndefined();
     const user = (key: string) => org.user(key).displayName;
+    /** A member whose role comes from one source (then the weaker ones, by type), never seen. */
+    const entry = (role: string, type: string, key: string, weaker: Array<[string, string]> = []) => ({
+      role,
+      sources: [{ type, team: null }, ...weaker.map(([, t]) => ({ type: t, team: null }))],
+      user: { displayName: user(key) },
+      lastSeenAt: null,
+    });
     expect(body.data.site.accessibleBy).toEqual({
       totalCount: 6,
       nodes: [
-        { role: 'ADMIN', source: 'ORGANIZATION', user: { displayName: user('ada') }, team: null, disabled: false },
-        { role: 'EDIT', source: 'ORGANIZATION', user: { displayName: user('eve') }, team: null, disabled: false },
-        { role: 'CREATE', source: 'DIRECT', user: { displayName: user('finn') }, team: null, disabled: false },
+        entry('ADMIN', 'ORGANIZATION', 'ada'),
+        entry('EDIT', 'ORGANIZATION', 'eve'),
+        entry('CREATE', 'DIRECT', 'finn', [['READ', 'ORGANIZATION']]),
         {
           role: 'CREATE',
-          source: 'TEAM',
+          sources: [
+            { type: 'TEAM', team: { platformId: writers, title: 'Writers' } },
+            { type: 'ORGANIZATION', team: null },
+          ],
           user: { displayName: user('gus') },
-          team: { platformId: writers, title: 'Writers' },
-          disabled: false,
+          lastSeenAt: null,
         },
-        { role: 'READ', source: 'DIRECT', user: { displayName: user('gia') }, team: null, disabled: false },
-        { role: 'READ', source: 'ORGANIZATION', user: { displayName: user('hal') }, team: null, disabled: false },
+        entry('READ', 'DIRECT', 'gia'),
+        entry('READ', 'ORGANIZATION', 'hal'),
       ],
     });
     // The site, the list, then the team.
@@ -237,26 +246,32 @@ describe('who has access to a site', () => {
     const { body, upstream } = await run(
       `query Grants($org: ID!, $site: ID!, $gus: ID!) {
         site(organizationId: $org, id: $site) {
-          userGrants { totalCount nodes { role user { displayName } } }
-          teamGrants { totalCount nodes { role team { title memberCount } } }
-          mine: effectiveAccess { role source }
-          gus: effectiveAccess(userId: $gus) { role source team { platformId } }
+          users { totalCount nodes { role user { displayName } } }
+          teams { totalCount nodes { role team { title memberCount } } }
+          mine: effectiveAccess { role sources { type } }
+          gus: effectiveAccess(userId: $gus) { role sources { type team { platformId } } }
         }
       }`,
       { ...at(), gus: org.user('gus').id },
     );
     expect(body.errors).toBeUndefined();
     expect(body.data.site).toEqual({
-      userGrants: {
+      users: {
         totalCount: 2,
         nodes: [
           { role: 'CREATE', user: { displayName: org.user('finn').displayName } },
           { role: 'READ', user: { displayName: org.user('gia').displayName } },
         ].sort((a, b) => a.user.displayName.localeCompare(b.user.displayName)),
       },
-      teamGrants: { totalCount: 1, nodes: [{ role: 'CREATE', team: { title: 'Writers', memberCount: 1 } }] },
-      mine: { role: 'ADMIN', source: 'ORGANIZATION' },
-      gus: { role: 'CREATE', source: 'TEAM', team: { platformId: writers } },
+      teams: { totalCount: 1, nodes: [{ role: 'CREATE', team: { title: 'Writers', memberCount: 1 } }] },
+      mine: { role: 'ADMIN', sources: [{ type: 'ORGANIZATION' }] },
+      gus: {
+        role: 'CREATE',
+        sources: [
+          { type: 'TEAM', team: { platformId: writers } },
+          { type: 'ORGANIZATION', team: null },
+        ],
+      },
     });
     // The site, the two lists, who you are, and the list of access read once for both answers.
     expect(upstream).toBe(5);
@@ -264,11 +279,11 @@ describe('who has access to a site', () => {
 
   it('is not shown to guests, even granted', async () => {
     const { body } = await run(
-      `query Guest($org: ID!, $site: ID!) { site(organizationId: $org, id: $site) { title userGrants { totalCount } } }`,
+      `query Guest($org: ID!, $site: ID!) { site(organizationId: $org, id: $site) { title users { totalCount } } }`,
       at(),
       'gia',
     );
-    expect(body.data.site).toEqual({ title: 'Handbook', userGrants: null });
+    expect(body.data.site).toEqual({ title: 'Handbook', users: null });
     expect(body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['FORBIDDEN']);
   });
 });

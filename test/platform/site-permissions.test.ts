@@ -142,6 +142,12 @@ describe('the aggregate', () => {
     expect(all.body.items[1]).toMatchObject({
       permission: 'create',
       origin: { type: 'site', site, reason: 'team', team: opsTeam },
+      // Every source, strongest first, in the order of the aggregates of spaces and collections.
+      sources: [
+        { type: 'team', role: 'create', team: opsTeam },
+        { type: 'team', role: 'review', team: docsTeam },
+        { type: 'organization', role: 'read' },
+      ],
       disabled: false,
     });
     expect(names(await by({ search: 'CA' }))).toEqual(['Cal']);

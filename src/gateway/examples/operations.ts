@@ -277,20 +277,20 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
-      'Who has access to each docs site and through what: every member with their role on it and its source (their organization role, a team’s grant or their own), the roles granted on the site to users and teams, and your own access.',
+      'Who has access to each docs site and through what: every member with their role on it and its sources, strongest first (their organization role, a team’s grant or their own), the roles granted on the site to users and teams, and your own access (the same fields as on spaces and collections).',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query SiteAccess($organizationId: ID!) {
   organization(id: $organizationId) {
     sites(first: 10) {
       nodes {
         title
-        effectiveAccess { role source }
+        effectiveAccess { role sources { type } }
         accessibleBy(first: 20, sort: NAME, order: ASC) {
           totalCount
-          nodes { role source user { displayName } team { title } }
+          nodes { role user { displayName } lastSeenAt sources { type role team { title } } }
         }
-        userGrants(first: 10) { nodes { role user { displayName } } }
-        teamGrants(first: 10) { nodes { role team { title memberCount } } }
+        users(first: 10) { nodes { role user { displayName } } }
+        teams(first: 10) { nodes { role team { title memberCount } } }
       }
     }
   }
@@ -502,11 +502,12 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
-      'Who can see a space, and why: the users and teams granted on it, and every member with access with the sources of their role (organization role, default level, direct grant, team, collection), the one giving the role first.',
+      'Who can see a space, and why: the users and teams granted on it, every member with access with the sources of their role (organization role, default level, direct grant, team, collection), the one giving the role first, and your own access (the same fields as on collections and sites).',
     variables: { spaceId: DEMO.runbooks },
     document: /* GraphQL */ `query WhoCanSeeThisSpace($spaceId: ID!) {
   space(id: $spaceId) {
     title
+    effectiveAccess { role sources { type } }
     users(first: 10) { nodes { role user { displayName } } }
     teams(first: 10) { nodes { role team { title } } }
     accessibleBy(first: 20) {
@@ -514,6 +515,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
       nodes {
         role
         user { displayName }
+        lastSeenAt
         sources { type role team { title } collection { title } }
       }
     }

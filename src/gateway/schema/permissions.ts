@@ -1,10 +1,17 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import type { Collection, Space, UserContentPermission } from '../upstream/contract/types.js';
+import type {
+  Collection,
+  Space,
+  UserContentPermission,
+  UserSitePermissionOverride,
+} from '../upstream/contract/types.js';
 import { S } from '../upstream/contract/schemas.js';
 import {
+  type AccessFilters,
   type AccessSource,
+  type ContentItem,
   type Grantable,
   invite,
   type Invite,
@@ -13,44 +20,53 @@ import {
   listUserPermissions,
   removeTeam,
   removeUser,
+  sourcesOf,
+  type TeamPermission,
   updateTeamPermission,
   updateUserPermission,
   type UserAccess,
 } from '../upstream/permissions.js';
+import { getCurrentUser } from '../upstream/users.js';
 import { builder } from './kit/builder.js';
-import { listConnection } from './kit/connections.js';
+import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import { enumValues, restEnum, RoleEnum } from './kit/enums.js';
-import { idInput, readTeamId } from './kit/ids.js';
+import { idInput, platformKey, readTeamId } from './kit/ids.js';
 import { linkTo, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
 import { upstream } from './kit/upstream-cost.js';
+import { readOnce } from './content/revision.js';
 import { CollectionNode } from './collections.js';
 import { SpaceNode } from './spaces.js';
 import { primeTeams, TeamNode, type TeamModel, teamLink } from './teams.js';
 import { UserNode } from './users.js';
 
 /**
- * Who has access to spaces and collections, the same way for both: `users` and `teams` (their
- * direct grants), `accessibleBy` (every member who can access it, with the sources of their role),
- * and the mutations that grant, change and remove access (admins of the item).
+ * Who has access to spaces, collections and sites, the same way for the three: `users` and `teams`
+ * (their direct grants), `accessibleBy` (every member who can access it, with the sources of their
+ * role), `effectiveAccess` (one member's), and for spaces and collections the mutations that grant,
+ * change and remove access (admins of the item; a site's are in `sites/permissions.ts`).
  */
 
-const AccessSourceTypeEnum = restEnum('AccessSourceType', 'Where a role on a space or collection comes from.', {
-  organization:
-    "The member's organization role: an organization admin administrates everything; another member's role applies where no level up the chain is set.",
-  'default-level':
-    'The default level of the item, or of the collection named by `collection` that holds it: every member (not guests) gets it instead of their organization role.',
-  direct: 'A grant to the user on the item itself.',
-  team: 'A grant on the item itself to the team named by `team`, which the user is in.',
-  collection:
-    'A grant on the collection named by `collection`, which holds the item, to the user or (when `team` is set) to a team they are in.',
-});
+const AccessSourceTypeEnum = restEnum(
+  'AccessSourceType',
+  'Where a role on a space, a collection or a site comes from (a site knows ORGANIZATION, DIRECT and TEAM).',
+  {
+    organization:
+      "The member's organization role: an organization admin administrates everything; another member's role applies where no level up the chain is set.",
+    'default-level':
+      'The default level of the item, or of the collection named by `collection` that holds it: every member (not guests) gets it instead of their organization role.',
+    direct: 'A grant to the user on the item itself.',
+    team: 'A grant on the item itself to the team named by `team`, which the user is in.',
+    collection:
+      'A grant on the collection named by `collection`, which holds the item, to the user or (when `team` is set) to a team they are in.',
+  },
+);
 
 type SourceModel = AccessSource & { organizationId: string };
 
 const AccessSourceType = builder.objectRef<SourceModel>('AccessSource').implement({
-  description: 'One source of a role on a space or collection.',
+  description: 'One source of a role on a space, a collection or a site.',
   fields: (t) => ({
     type: t.field({ type: AccessSourceTypeEnum, description: 'What gives the role.', resolve: (s) => s.type }),
     role: t.field({ type: RoleEnum, description: 'The role this source gives.', resolve: (s) => s.role }),
@@ -72,55 +88,203 @@ const AccessSourceType = builder.objectRef<SourceModel>('AccessSource').implemen
   }),
 });
 
-/** An item of a list of users: a direct grant (`users`) or an effective access (`accessibleBy`, with sources). */
-type UserItem = (UserContentPermission | UserAccess) & { organizationId: string };
+/** A user granted a role directly on a space, a collection or a site (`users`). */
+export const UserPermissionType = builder.objectRef<UserContentPermission | UserSitePermissionOverride>(
+  'UserPermission',
+);
+UserPermissionType.implement({
+  description: 'A user with the level of access granted to them directly on a space, a collection or a site.',
+  fields: (t) => ({
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Level of access granted to the user; null for a guest without a role.',
+      resolve: (p) => p.permission,
+    }),
+    user: t.field({
+      type: UserNode,
+      description: 'The user (comes with the grant: costs no extra request).',
+      resolve: (p) => p.user,
+    }),
+  }),
+});
 
-/** The type of the user items of one kind of item's lists. */
-function userPermissionType(name: string, noun: string) {
-  return builder.objectRef<UserItem>(name).implement({
-    description: `A user with their level of access to a ${noun}.`,
+/** A member with access (`accessibleBy`, `effectiveAccess`), with the organization their teams are in. */
+export type UserAccessModel = UserAccess & { organizationId: string };
+
+/** A member with access to a space, a collection or a site: their role, its sources, when last seen. */
+export const UserAccessType = builder.objectRef<UserAccessModel>('UserAccess').implement({
+  description:
+    'A member who can access a space, a collection or a site, with their role on it and where it comes from.',
+  fields: (t) => ({
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Their effective role on the item; null for a guest without a role.',
+      resolve: (a) => a.permission,
+    }),
+    user: t.field({
+      type: UserNode,
+      description: 'The user (comes with the entry: costs no extra request).',
+      resolve: (a, _args, ctx) => {
+        prime(UserNode, ctx, [a.user]);
+        return a.user;
+      },
+    }),
+    sources: t.field({
+      type: [AccessSourceType],
+      nullable: true,
+      description:
+        'Where the role comes from, strongest first (the first gives the role); null when the platform does not say.',
+      resolve: (a) => sourcesOf(a)?.map((s) => ({ ...s, organizationId: a.organizationId })) ?? null,
+    }),
+    lastSeenAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When they were last active in the organization; null if never, or when the platform does not say.',
+      resolve: (a) => a.lastSeenAt ?? null,
+    }),
+  }),
+});
+
+/** A team granted a role directly on a space, a collection or a site (`teams`). */
+export const TeamPermissionType = builder
+  .objectRef<{ permission: TeamPermission['permission']; team: TeamModel }>('TeamPermission')
+  .implement({
+    description: 'A team with the level of access it is granted directly on a space, a collection or a site.',
     fields: (t) => ({
       role: t.field({
         type: RoleEnum,
         nullable: true,
-        description: `Level of access of the user on the ${noun}; null for a guest without a role.`,
+        description: 'Level of access granted to the team (every member of the team holds it); null for none.',
         resolve: (p) => p.permission,
       }),
-      user: t.field({ type: UserNode, description: 'The user.', resolve: (p) => p.user }),
-      sources: t.field({
-        type: [AccessSourceType],
-        nullable: true,
-        description: `Where the role comes from, strongest first (the first gives the role): on \`accessibleBy\` only, null on \`users\` (which lists direct grants) and when the platform does not say.`,
-        resolve: (p) =>
-          'sources' in p && p.sources ? p.sources.map((s) => ({ ...s, organizationId: p.organizationId })) : null,
+      team: t.field({
+        type: TeamNode,
+        description: 'The team (comes with the grant: costs no extra request).',
+        resolve: (p) => p.team,
       }),
     }),
+  });
+
+/** The one connection of the users granted on an item (`users` of spaces, collections and sites). */
+export const UserPermissionConnection = builder.connectionObject(
+  {
+    type: UserPermissionType,
+    name: 'UserPermissionConnection',
+    description: 'A page of the users granted a role directly on an item, with the size of the whole list.',
+  },
+  { name: 'UserPermissionEdge', description: 'A user granted a role, with its cursor.' },
+);
+
+/** The one connection of the teams granted on an item (`teams` of spaces, collections and sites). */
+export const TeamPermissionConnection = builder.connectionObject(
+  {
+    type: TeamPermissionType,
+    name: 'TeamPermissionConnection',
+    description: 'A page of the teams granted a role directly on an item, with the size of the whole list.',
+  },
+  { name: 'TeamPermissionEdge', description: 'A team granted a role, with its cursor.' },
+);
+
+/** The one connection of who can access an item (`accessibleBy` of spaces, collections and sites). */
+export const UserAccessConnection = builder.connectionObject(
+  {
+    type: UserAccessType,
+    name: 'UserAccessConnection',
+    description: 'A page of the members who can access an item, with the size of the whole list.',
+  },
+  { name: 'UserAccessEdge', description: 'A member with access, with its cursor.' },
+);
+
+/** The users granted on an item, as `users` answers them (the users primed for their links). */
+export async function userPermissions(ctx: GatewayContext, at: Grantable, args: ConnectionArgs) {
+  const connection = await listConnection(args, listUserPermissions(ctx.api, at));
+  prime(
+    UserNode,
+    ctx,
+    connection.edges.map((edge) => edge.node.user),
+  );
+  return connection;
+}
+
+/** The teams granted on an item of `organizationId`, as `teams` answers them (the teams primed). */
+export async function teamPermissions(
+  ctx: GatewayContext,
+  at: Grantable,
+  organizationId: string,
+  args: ConnectionArgs,
+) {
+  const connection = await listConnection(args, listTeamPermissions(ctx.api, at));
+  return mapNodes(connection, (items) => {
+    const teams = primeTeams(
+      ctx,
+      organizationId,
+      items.map((item) => item.team),
+    );
+    return items.map((item, index) => ({ permission: item.permission, team: teams[index]! }));
   });
 }
 
-/** A `{ permission, team }` item of the team lists. */
-const TeamPermissionType = builder
-  .objectRef<{ permission: UserContentPermission['permission']; team: TeamModel }>('TeamPermission')
-  .implement({
-    description: 'A team with the level of access it is granted directly on a space or collection.',
-    fields: (t) => ({
-      role: t.field({
-        type: RoleEnum,
-        description: 'Level of access granted to the team.',
-        resolve: (p) => p.permission,
-      }),
-      team: t.field({ type: TeamNode, description: 'The team.', resolve: (p) => p.team }),
-    }),
+/** Who can access an item of `organizationId`, as `accessibleBy` answers them. */
+export async function accessibleBy(
+  ctx: GatewayContext,
+  at: Grantable,
+  organizationId: string,
+  args: ConnectionArgs,
+  filters: AccessFilters,
+) {
+  const connection = await listConnection(args, listAccess(ctx.api, at, filters));
+  return mapNodes(connection, (items) => items.map((item) => ({ ...item, organizationId })));
+}
+
+/** Members the aggregate answers per request of `effectiveAccess` (the REST maximum of `limit`). */
+const ACCESS_PAGE = 1000;
+
+/**
+ * The description of `effectiveAccess` on a `noun`, and its declared cost: the field reads the whole
+ * aggregate once per request and item (aliases and other users share it), a page of 1000 members
+ * at a time, plus who you are when `userId` is left out.
+ */
+export const effectiveAccessField = (noun: string) => ({
+  description: `The role a member (you when \`userId\` is left out) holds on the ${noun} and where it comes from; null when they cannot access it. Reads the list of \`accessibleBy\` once per request (a request per ${ACCESS_PAGE} members with access, and one for who you are); who may not list \`accessibleBy\` is refused alike.`,
+  extensions: upstream.fetch(2),
+});
+
+/**
+ * One member's access to an item of `organizationId` (the caller's when `userId` is undefined), from
+ * the aggregate read once per request and item: the one way `effectiveAccess` answers on spaces,
+ * collections and sites.
+ */
+export async function effectiveAccess(
+  ctx: GatewayContext,
+  at: Grantable,
+  organizationId: string,
+  userId: string | undefined,
+): Promise<UserAccessModel | null> {
+  const wanted = userId ? platformKey(userId, 'User') : (await getCurrentUser(ctx.api)).id;
+  const all = await readOnce(ctx, `access:${at.kind}:${organizationId}/${at.id}`, async () => {
+    const pages = listAccess(ctx.api, at);
+    const items: UserAccess[] = [];
+    let token: string | undefined;
+    do {
+      const page = await pages.read(token, ACCESS_PAGE);
+      items.push(...page.items);
+      token = page.next?.page;
+    } while (token);
+    return items;
   });
+  const found = all.find((item) => item.user.id === wanted);
+  return found ? { ...found, organizationId } : null;
+}
 
 /** What differs between spaces and collections. */
 interface Kind<T extends Space | Collection> {
-  kind: Grantable['kind'];
+  kind: ContentItem['kind'];
   /** The GraphQL type name. */
   type: 'Space' | 'Collection';
   noun: string;
   node: typeof SpaceNode | typeof CollectionNode;
-  userPermission: ReturnType<typeof userPermissionType>;
   /** The organization of a loaded item. */
   organizationOf: (item: T) => string;
 }
@@ -131,7 +295,6 @@ const KINDS = [
     type: 'Space',
     noun: 'space',
     node: SpaceNode,
-    userPermission: userPermissionType('SpaceUserPermission', 'space'),
     organizationOf: (space: Space) => space.organization,
   } satisfies Kind<Space>,
   {
@@ -139,8 +302,6 @@ const KINDS = [
     type: 'Collection',
     noun: 'collection',
     node: CollectionNode,
-    // The name the collection's lists had before spaces had theirs.
-    userPermission: userPermissionType('CollectionUserPermission', 'collection'),
     organizationOf: (collection: Collection) => collection.organization,
   } satisfies Kind<Collection>,
 ] as const;
@@ -166,77 +327,45 @@ function declarePermissions(spec: Kind<Space | Collection>): void {
   const { kind, type, noun } = spec;
   const node = spec.node as typeof SpaceNode;
   const field = kind;
-  const at = (id: string): Grantable => ({ kind, id });
+  const at = (id: string) => ({ kind, id }) as ContentItem;
 
   builder.objectFields(node, (t) => ({
     users: t.connection(
       {
-        type: spec.userPermission,
+        type: UserPermissionType,
         description: `Users granted access directly on this ${noun}, with their role (by display name); members with a role on it (not guests) may list them.`,
-        resolve: async (item, args, ctx) => {
-          const connection = await listConnection(args, listUserPermissions(ctx.api, at(item.id)));
-          prime(
-            UserNode,
-            ctx,
-            connection.edges.map((edge) => edge.node.user),
-          );
-          const organizationId = spec.organizationOf(item);
-          return {
-            ...connection,
-            edges: connection.edges.map((edge) => ({ ...edge, node: { ...edge.node, organizationId } })),
-          };
-        },
+        resolve: (item, args, ctx) => userPermissions(ctx, at(item.id), args),
       },
-      {},
-      { name: `${type}UsersEdge`, description: 'An item of a connection with its cursor.' },
+      UserPermissionConnection,
     ),
     teams: t.connection(
       {
         type: TeamPermissionType,
         description: `Teams granted access directly on this ${noun}, with their role (by title); members with a role on it (not guests) may list them.`,
-        resolve: async (item, args, ctx) => {
-          const connection = await listConnection(args, listTeamPermissions(ctx.api, at(item.id)));
-          const teams = primeTeams(
-            ctx,
-            spec.organizationOf(item),
-            connection.edges.map((edge) => edge.node.team),
-          );
-          return {
-            ...connection,
-            edges: connection.edges.map((edge, i) => ({ ...edge, node: { ...edge.node, team: teams[i]! } })),
-          };
-        },
+        resolve: (item, args, ctx) => teamPermissions(ctx, at(item.id), spec.organizationOf(item), args),
       },
-      {},
-      { name: `${type}TeamsEdge`, description: 'An item of a connection with its cursor.' },
+      TeamPermissionConnection,
     ),
     accessibleBy: t.connection(
       {
-        type: spec.userPermission,
+        type: UserAccessType,
         description: `Every member of the organization who can access this ${noun}, with their effective role and where it comes from (\`sources\`), by display name.`,
         args: {
           role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
         },
-        resolve: async (item, args, ctx) => {
-          const connection = await listConnection(
-            args,
-            listAccess(ctx.api, at(item.id), { role: args.role ?? undefined }),
-          );
-          prime(
-            UserNode,
-            ctx,
-            connection.edges.map((edge) => edge.node.user),
-          );
-          const organizationId = spec.organizationOf(item);
-          return {
-            ...connection,
-            edges: connection.edges.map((edge) => ({ ...edge, node: { ...edge.node, organizationId } })),
-          };
-        },
+        resolve: (item, args, ctx) =>
+          accessibleBy(ctx, at(item.id), spec.organizationOf(item), args, { role: args.role ?? undefined }),
       },
-      {},
-      { name: `${type}AccessibleByEdge`, description: 'An item of a connection with its cursor.' },
+      UserAccessConnection,
     ),
+    effectiveAccess: t.field({
+      type: UserAccessType,
+      nullable: true,
+      ...effectiveAccessField(noun),
+      args: { userId: t.arg.id({ description: 'The user: platform id or global ID (default: you).' }) },
+      resolve: (item, args, ctx) =>
+        effectiveAccess(ctx, at(item.id), spec.organizationOf(item), args.userId ? String(args.userId) : undefined),
+    }),
   }));
 
   const itemId = inputField('ID', `Platform id or global ID of the ${noun}.`, idInput(type));

@@ -4,7 +4,6 @@ import { Access, type AccessFields, demand, type Role } from '../access.js';
 import {
   forbidden,
   notFound,
-  notFoundInBody,
   pageFromArray,
   pageParams,
   pageQuery,
@@ -17,6 +16,7 @@ import type { UserRow } from '../rows.js';
 import { roleOrGuestSchema, roleSchema } from '../schemas.js';
 import { teamJson } from '../teams/json.js';
 import { userJson } from '../users/json.js';
+import { checkInvitees, parseInvite } from './invite.js';
 import { accessExplainer } from './sources.js';
 import {
   type ContentKind,
@@ -30,21 +30,6 @@ import {
   userGrants,
 } from './store.js';
 import { userExists } from '../teams/store.js';
-
-/** Ids one invite may list, of users and of teams each: one transaction writes them all. */
-const MAX_INVITED = 1000;
-
-const idList = z
-  .array(z.string().min(1, 'must not contain empty ids'))
-  .max(MAX_INVITED, `must list at most ${MAX_INVITED} ids`);
-
-const inviteBody = z
-  .strictObject({
-    role: roleOrGuestSchema,
-    users: idList.optional(),
-    teams: idList.optional(),
-  })
-  .refine((body) => (body.users?.length ?? 0) + (body.teams?.length ?? 0) > 0, 'must list at least one user or team');
 
 const updatePermissionBody = z.strictObject({ role: roleOrGuestSchema });
 
@@ -117,15 +102,10 @@ function contentPermissionRoutes(app: FastifyInstance, kind: ContentKind): void 
    */
   app.post<Params>(`${path}/permissions`, async (request, reply) => {
     const { db, access } = request.ctx;
+    const body = parseInvite(request.body);
     const item = forWriting(access, request.params[param]!);
-    const body = parseBody(inviteBody, request.body);
-    (body.users ?? []).forEach((id, i) => {
-      if (!userExists(db, id)) throw notFoundInBody('User', `users.${i}`, id);
-    });
-    (body.teams ?? []).forEach((id, i) => {
-      if (!teamInOrganization(db, item.org_id, id)) throw notFoundInBody('Team', `teams.${i}`, id);
-    });
-    setGrants(db, item, { users: [...new Set(body.users ?? [])], teams: [...new Set(body.teams ?? [])] }, body.role);
+    checkInvitees(db, item.org_id, body, 'any');
+    setGrants(db, item, { users: [...new Set(body.users)], teams: [...new Set(body.teams)] }, body.role);
     return reply.code(204).send();
   });
 
@@ -182,8 +162,9 @@ function contentPermissionRoutes(app: FastifyInstance, kind: ContentKind): void 
   });
 
   /**
-   * Every member who can access the item, with their effective role and `sources`: where it comes
-   * from (organization role, default level, direct grant, team, collection), the strongest first.
+   * Every member who can access the item, with their effective role, `sources`: where it comes
+   * from (organization role, default level, direct grant, team, collection), the strongest first,
+   * and `lastSeenAt` (as a site's aggregate has it).
    */
   app.get<Params>(`${path}/permissions/aggregate`, async (request) => {
     const { db, access, links } = request.ctx;
@@ -192,17 +173,20 @@ function contentPermissionRoutes(app: FastifyInstance, kind: ContentKind): void 
     const window = pageWindow(query);
     const explain = accessExplainer(db, kind, item);
     const entries = organizationUsers(db, item.org_id)
-      .map((member) => {
+      .map(({ last_seen_at, ...member }) => {
         const memberAccess = new Access(db, member);
         const permission = kind === 'space' ? memberAccess.spaceRole(item) : memberAccess.collectionRole(item);
-        return { member, permission };
+        return { member, permission, lastSeenAt: last_seen_at };
       })
-      .filter((entry): entry is { member: UserRow; permission: Role } => entry.permission !== null)
+      .filter(
+        (entry): entry is { member: UserRow; permission: Role; lastSeenAt: string | null } => entry.permission !== null,
+      )
       .filter((entry) => !query.role || entry.permission === query.role);
-    return pageFromArray(entries, window, ({ member, permission }) => ({
+    return pageFromArray(entries, window, ({ member, permission, lastSeenAt }) => ({
       permission,
       user: userJson(member, links),
       sources: explain(member.id),
+      ...(lastSeenAt ? { lastSeenAt } : {}),
     }));
   });
 }

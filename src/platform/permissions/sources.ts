@@ -3,7 +3,8 @@ import type { Db } from '../store/db.js';
 import type { ContentKind } from './store.js';
 
 /**
- * Where a role on a space or collection comes from:
+ * Where a role on a space, a collection or a site comes from (a site knows the first four, less
+ * `default-level`):
  * - `organization`: the organization role (an admin's administrates everything; a member's applies
  *   where every level up the chain inherits);
  * - `default-level`: the explicit default level of the item, or of `collection` up its chain, which
@@ -102,8 +103,17 @@ export function accessExplainer(db: Db, kind: ContentKind, item: AccessFields) {
         sources.push({ type: 'collection', role: grant.role, collection: grant.content_id, ...team });
       }
     }
-    return sources.sort((a, b) => RANK[b.role] - RANK[a.role] || ORDER[a.type] - ORDER[b.type]);
+    return strongestFirst(sources);
   };
+}
+
+/**
+ * Orders the sources of one user's role, in place: the strongest role first, and among sources of
+ * the same role the nearest (organization, default level, direct, team, collection), so that the
+ * first is the one the decision rests on. The one order of the aggregates of spaces, collections and sites.
+ */
+export function strongestFirst<T extends Pick<AccessSource, 'type' | 'role'>>(sources: T[]): T[] {
+  return sources.sort((a, b) => RANK[b.role] - RANK[a.role] || ORDER[a.type] - ORDER[b.type]);
 }
 
 /** The effective role the sources give: the strongest. */

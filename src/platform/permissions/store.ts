@@ -39,14 +39,14 @@ export function teamGrants(db: Db, item: Grantable): Array<{ team: TeamRow; role
   return rows.map(({ grant_role, ...team }) => ({ team, role: grant_role }));
 }
 
-/** The users of every member of an organization, by display name. */
-export function organizationUsers(db: Db, orgId: string): UserRow[] {
+/** The users of every member of an organization, by display name, with when they were last seen. */
+export function organizationUsers(db: Db, orgId: string): Array<UserRow & { last_seen_at: string | null }> {
   return db
     .prepare(
-      `SELECT u.* FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?
+      `SELECT u.*, m.last_seen_at FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?
          ORDER BY u.display_name COLLATE NOCASE, u.id`,
     )
-    .all(orgId) as UserRow[];
+    .all(orgId) as Array<UserRow & { last_seen_at: string | null }>;
 }
 
 export function teamInOrganization(db: Db, orgId: string, teamId: string): boolean {

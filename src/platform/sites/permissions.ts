@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type Access, atLeast, higher, type Role, ROLES } from '../access.js';
+import { type Access, atLeast, type Role, ROLES } from '../access.js';
 import {
   forbidden,
   notFound,
   notFoundInBody,
   now,
-  overLimit,
   pageFromArray,
   pageParams,
   pageQuery,
@@ -20,6 +19,8 @@ import { declareTables, type Db } from '../store/db.js';
 import { teamJson } from '../teams/json.js';
 import { userJson } from '../users/json.js';
 import { DEMO_SITES } from './demo.js';
+import { checkInvitees, parseInvite } from '../permissions/invite.js';
+import { type AccessSource, strongestFirst } from '../permissions/sources.js';
 import { requireSite, touchSite, type SiteRow } from './store.js';
 
 /**
@@ -48,9 +49,6 @@ declareTables('site-permissions', [
   `,
 ]);
 
-/** Users or teams one invite names. */
-export const MAX_INVITEES = 100;
-
 // ---------------------------------------------------------------------------------------------
 // Effective access
 // ---------------------------------------------------------------------------------------------
@@ -76,31 +74,43 @@ function grantsReaching(db: Db, siteId: string, userId: string): GrantRow[] {
 }
 
 /**
- * The role a user holds on a site and where it comes from, from the grants that reach them:
- * organization admins administrate every site; otherwise the best of the organization role (none
- * for a guest) and of the grants, a direct grant before a team's of the same rank. `orgRole` is the
- * organization role as `Access.orgRole` reads it (undefined: no member, or a disabled one).
+ * The sources of a user's role on a site, strongest first (the shared order of `strongestFirst`):
+ * organization admins administrate every site (their organization role alone); otherwise their
+ * organization role (none for a guest) and every grant that reaches them, their own (`direct`) or a
+ * team's. `orgRole` is the organization role as `Access.orgRole` reads it (undefined: no member, or
+ * a disabled one, who has none).
+ */
+function siteSources(orgRole: Role | null | undefined, grants: readonly GrantRow[]): AccessSource[] {
+  if (orgRole === undefined) return [];
+  if (orgRole === 'admin') return [{ type: 'organization', role: 'admin' }];
+  const sources: AccessSource[] = orgRole === null ? [] : [{ type: 'organization', role: orgRole }];
+  for (const grant of grants) {
+    sources.push(
+      grant.team_id ? { type: 'team', role: grant.role, team: grant.team_id } : { type: 'direct', role: grant.role },
+    );
+  }
+  return strongestFirst(sources);
+}
+
+/**
+ * The role a user holds on a site and where it comes from: the first of their sources (the best of
+ * the organization role and the grants; at the same rank the organization, then a direct grant, then
+ * a team's), as the description's `origin` says it.
  */
 function decide(
   site: Pick<SiteRow, 'id' | 'org_id'>,
   orgRole: Role | null | undefined,
   grants: readonly GrantRow[],
-): { role: Role | null; origin: SiteOrigin } {
-  const organization: SiteOrigin = { type: 'organization', organization: site.org_id };
-  if (orgRole === undefined) return { role: null, origin: organization };
-  if (orgRole === 'admin') return { role: 'admin', origin: organization };
-  let best: GrantRow | undefined;
-  for (const grant of grants) {
-    if (!best || (grant.role !== best.role && higher(best.role, grant.role) === grant.role)) best = grant;
-    else if (grant.role === best.role && grant.team_id === null) best = grant;
-  }
-  if (!best || higher(orgRole, best.role) === orgRole) return { role: orgRole, origin: organization };
-  return {
-    role: best.role,
-    origin: best.team_id
-      ? { type: 'site', site: site.id, reason: 'team', team: best.team_id }
-      : { type: 'site', site: site.id, reason: 'member' },
-  };
+): { role: Role | null; origin: SiteOrigin; sources: AccessSource[] } {
+  const sources = siteSources(orgRole, grants);
+  const first = sources[0];
+  const origin: SiteOrigin =
+    first?.type === 'direct'
+      ? { type: 'site', site: site.id, reason: 'member' }
+      : first?.type === 'team'
+        ? { type: 'site', site: site.id, reason: 'team', team: first.team! }
+        : { type: 'organization', organization: site.org_id };
+  return { role: first?.role ?? null, origin, sources };
 }
 
 /** The role a user holds on a site and where it comes from (see `decide`). */
@@ -110,7 +120,8 @@ export function siteAccessOf(
   userId: string,
   orgRole: Role | null | undefined,
 ): { role: Role | null; origin: SiteOrigin } {
-  return decide(site, orgRole, orgRole === undefined ? [] : grantsReaching(db, site.id, userId));
+  const { role, origin } = decide(site, orgRole, orgRole === undefined ? [] : grantsReaching(db, site.id, userId));
+  return { role, origin };
 }
 
 /** The caller's role on a site: a Role, `null` when they may not read it, `undefined` when not a member. */
@@ -224,8 +235,8 @@ function siteAudience(db: Db, site: SiteRow) {
     )
     .all(site.org_id) as Array<UserRow & { org_role: Role | null; joined_at: string; last_seen_at: string | null }>;
   return rows.flatMap(({ org_role, joined_at, last_seen_at, ...user }) => {
-    const { role, origin } = decide(site, org_role, reaching.get(user.id) ?? []);
-    return role === null ? [] : [{ user, role, origin, joinedAt: joined_at, lastSeenAt: last_seen_at }];
+    const { role, origin, sources } = decide(site, org_role, reaching.get(user.id) ?? []);
+    return role === null ? [] : [{ user, role, origin, sources, joinedAt: joined_at, lastSeenAt: last_seen_at }];
   });
 }
 
@@ -236,14 +247,6 @@ function siteAudience(db: Db, site: SiteRow) {
 type SiteParams = { organizationId: string; siteId: string };
 
 const role = z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}, or null` }).nullable();
-const ids = (what: string) =>
-  z
-    .array(z.string().min(1, `must be the id of a ${what}`).max(100, 'must be at most 100 characters'))
-    .min(1, `must name at least one ${what}`)
-    .max(MAX_INVITEES, `must name at most ${MAX_INVITEES} ${what}s`);
-const inviteBody = z
-  .strictObject({ role, users: ids('user').optional(), teams: ids('team').optional() })
-  .refine((body) => body.users !== undefined || body.teams !== undefined, 'must name users or teams');
 const updateBody = z.strictObject({ role: role.optional() });
 const aggregateQuery = z.object({
   ...pageParams,
@@ -253,12 +256,6 @@ const aggregateQuery = z.object({
   sort: z.enum(['joinedAt', 'lastSeenAt', 'name'], { message: 'must be joinedAt, lastSeenAt or name' }).optional(),
   team: z.string().min(1).max(100).optional(),
 });
-
-/** A member of the organization (not disabled), or a 400 naming the field. */
-function requireInvitee(db: Db, orgId: string, userId: string, field: string): void {
-  const member = db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(orgId, userId);
-  if (!member) throw notFoundInBody('Member of the organization', field, userId);
-}
 
 function requireTeam(db: Db, orgId: string, teamId: string, field?: string): void {
   const team = db.prepare('SELECT 1 FROM teams WHERE org_id = ? AND id = ?').get(orgId, teamId);
@@ -282,21 +279,10 @@ export function sitePermissionRoutes(app: FastifyInstance): void {
   };
 
   app.post<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/permissions', async (request, reply) => {
-    for (const field of ['users', 'teams'] as const) {
-      const list = (request.body as Record<string, unknown> | null)?.[field];
-      if (Array.isArray(list) && list.length > MAX_INVITEES) {
-        throw overLimit(
-          `Invalid body field "${field}": at most ${MAX_INVITEES} per invite, got ${list.length}`,
-          { limit: field, value: list.length, max: MAX_INVITEES },
-          400,
-        );
-      }
-    }
-    const body = parseBody(inviteBody, request.body);
+    const body = parseInvite(request.body);
     const { site } = siteOf(request, 'admin');
     const { db } = request.ctx;
-    for (const [i, id] of (body.users ?? []).entries()) requireInvitee(db, site.org_id, id, `users.${i}`);
-    for (const [i, id] of (body.teams ?? []).entries()) requireTeam(db, site.org_id, id, `teams.${i}`);
+    checkInvitees(db, site.org_id, body, 'members');
     db.transaction(() => {
       for (const id of new Set(body.users)) setSiteGrant(db, site.id, { kind: 'user', id }, body.role);
       for (const id of new Set(body.teams)) setSiteGrant(db, site.id, { kind: 'team', id }, body.role);
@@ -427,6 +413,8 @@ export function sitePermissionRoutes(app: FastifyInstance): void {
       permission: entry.role,
       user: userJson(entry.user, links),
       origin: entry.origin,
+      sources: entry.sources,
+      // Disabled members have no access: the aggregate leaves them out.
       disabled: false,
       ...(entry.lastSeenAt ? { lastSeenAt: entry.lastSeenAt } : {}),
     }));
