@@ -286,7 +286,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   postComment: { spaceId: VALID_ID },
   updateComment: { resolved: true },
   updateCommentReply: { body: { text: 'Checked.' } },
-  startImportRun: { url: 'https://example.test/' },
+  startImportRun: { url: 'https://example.test/', spaceId: VALID_ID },
   updateGlossary: { operations: [{ action: 'INSERT', terms: [{ language: 'EN', term: 'Checked' }] }] },
   overrideSiteSpaceCustomization: { overrides: { title: 'Checked' } },
   updateSiteCustomization: { settings: defaultCustomization({ title: 'Checked' }) },
