@@ -30,7 +30,7 @@ import { getCurrentUser } from '../upstream/users.js';
 import { builder } from './kit/builder.js';
 import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import { enumValues, restEnum, RoleEnum } from './kit/enums.js';
-import { idInput, platformKey, readTeamId } from './kit/ids.js';
+import { idInput, platformKey, teamIdInput } from './kit/ids.js';
 import { linkTo, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
@@ -306,18 +306,6 @@ const KINDS = [
   } satisfies Kind<Collection>,
 ] as const;
 
-const teamId = z
-  .string({ message: 'must be the id of a team' })
-  .trim()
-  .min(1, 'must be the id of a team')
-  .transform((value, ctx) => {
-    // The REST paths and bodies want the team id, whatever organization a Team global ID names.
-    const team = readTeamId(value);
-    if (team) return team.teamId;
-    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
-    return z.NEVER;
-  });
-
 const roleOrRemove = (what: string) =>
   z.enum(enumValues(S.MemberRole), { message: `is required: a role, or null to remove ${what}` }).nullable();
 
@@ -371,7 +359,11 @@ function declarePermissions(spec: Kind<Space | Collection>): void {
   const itemId = inputField('ID', `Platform id or global ID of the ${noun}.`, idInput(type));
   const idField = `${kind}Id` as const;
   const userId = inputField('ID', 'Platform id or global ID of the user.', idInput('User'));
-  const teamIdField = inputField('ID', 'Team global ID, or the platform id of a team of the organization.', teamId);
+  const teamIdField = inputField(
+    'ID',
+    'Team global ID, or the platform id of a team of the organization.',
+    teamIdInput,
+  );
   // The id field is named for the kind (`spaceId`, `collectionId`): typed under one name here.
   const keyed = { [idField]: itemId } as { item: typeof itemId };
   const idOf = (input: object) => (input as Record<string, string>)[idField]!;
@@ -399,7 +391,7 @@ function declarePermissions(spec: Kind<Space | Collection>): void {
       teamIds: inputField(
         ['ID'],
         'Teams of the organization (platform ids or global IDs), at most 100.',
-        z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
+        z.array(teamIdInput).max(100, 'at most 100 teams at once').nullish(),
       ),
     },
     check: (input) =>

@@ -152,3 +152,18 @@ export function readTeamId(value: string): { teamId: string; organizationId?: st
     read && { teamId: read.id, ...(read.organizationId !== undefined ? { organizationId: read.organizationId } : {}) }
   );
 }
+
+/**
+ * A team input: a Team global ID or a platform id, parsed to the team's id, which the REST paths and bodies want
+ * whatever organization a global ID names.
+ */
+export const teamIdInput = z
+  .string({ message: 'must be the id of a team' })
+  .trim()
+  .min(1, 'must be the id of a team')
+  .transform((value, ctx) => {
+    const team = readTeamId(value);
+    if (team) return team.teamId;
+    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
+    return z.NEVER;
+  });

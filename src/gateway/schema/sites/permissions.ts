@@ -7,7 +7,7 @@ import type { Grantable } from '../../upstream/permissions.js';
 import type { SiteAddress } from '../../upstream/sites.js';
 import { builder } from '../kit/builder.js';
 import { enumValues, OrderEnum, RoleEnum } from '../kit/enums.js';
-import { idInput, readTeamId } from '../kit/ids.js';
+import { idInput, readTeamId, teamIdInput } from '../kit/ids.js';
 import { linkTo } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { deletedPayload, payloadType } from '../kit/payloads.js';
@@ -110,19 +110,8 @@ const role = (what: string) =>
     z.enum(enumValues(S.MemberRole), { message: `is required: a role, or null to remove ${what}` }).nullable(),
   );
 
-const teamId = z
-  .string({ message: 'must be the id of a team' })
-  .trim()
-  .min(1, 'must be the id of a team')
-  .transform((value, ctx) => {
-    const team = readTeamId(value);
-    if (team) return team.teamId;
-    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
-    return z.NEVER;
-  });
-
 const userField = inputField('ID', 'The user: platform id or global ID.', idInput('User'));
-const teamField = inputField('ID', 'The team of the site’s organization: platform id or global ID.', teamId);
+const teamField = inputField('ID', 'The team of the site’s organization: platform id or global ID.', teamIdInput);
 
 const at = (i: SiteAddress) => ({ organizationId: i.organizationId, siteId: i.siteId });
 
@@ -141,7 +130,7 @@ declareMutation('inviteToSite', {
     teamIds: inputField(
       ['ID'],
       'Teams of the organization (platform ids or global IDs), at most 100.',
-      z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
+      z.array(teamIdInput).max(100, 'at most 100 teams at once').nullish(),
     ),
   },
   check: (input) =>
