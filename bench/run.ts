@@ -720,16 +720,35 @@ async function startTraceReceiver(): Promise<{
   };
 }
 
-/** Node flags that load `bench/gc-share.ts` (the GC pauses of the process, written to BENCH_GC_DIR). */
-const GC_SHARE = ['--import', fileURLToPath(new URL('./gc-share.ts', import.meta.url))];
+/**
+ * Node flags of the processes the floor section measures: `bench/gc-share.ts` (the GC pauses of the
+ * process, written to BENCH_GC_DIR), and with BENCH_CPU_PROF=<dir> a V8 CPU profile of each, written
+ * there when it stops (`npx tsx bench/profile.ts <file>` says where its time went). A profile
+ * costs CPU: the figures of such a run are not comparable with others.
+ */
+const GC_SHARE = [
+  '--import',
+  fileURLToPath(new URL('./gc-share.ts', import.meta.url)),
+  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+];
 
-/** The GC pauses `bench/gc-share.ts` has written for process `pid`, in ms. */
-function gcPauseMs(dir: string, pid: number): number {
-  try {
-    return (JSON.parse(readFileSync(join(dir, `${pid}.json`), 'utf8')) as { pauseMs: number }).pauseMs;
-  } catch {
-    return Number.NaN;
+/** The GC pauses of process `pid` so far, in ms: asked of `bench/gc-share.ts` (SIGUSR2), read from what it writes. */
+async function gcPauseMs(dir: string, pid: number): Promise<number> {
+  const read = () => {
+    try {
+      return JSON.parse(readFileSync(join(dir, `${pid}.json`), 'utf8')) as { pauseMs: number; asked: number };
+    } catch {
+      return undefined;
+    }
+  };
+  const before = read()?.asked ?? 0;
+  process.kill(pid, 'SIGUSR2');
+  for (let wait = 0; wait < 500; wait += 1) {
+    const now = read();
+    if (now && now.asked > before) return now.pauseMs;
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  return Number.NaN;
 }
 
 /** The floor of a JavaScript gateway (`bench/floor.ts`) in a process of its own, in front of `upstreamUrl`. */
@@ -917,8 +936,9 @@ async function floor(): Promise<void> {
       latencies: [] as number[],
     }));
     // The GC pauses and CPU of each process over all its rounds (the time between them is idle).
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const gcBefore = servers.map((server) => ({ pause: gcPauseMs(workDir, server.pid), cpu: cpuMs(server.pid) }));
+    const gcBefore: { pause: number; cpu: number }[] = [];
+    for (const server of servers)
+      gcBefore.push({ pause: await gcPauseMs(workDir, server.pid), cpu: cpuMs(server.pid) });
     for (let round = 0; round < rounds; round += 1) {
       // Forward then backward, so none always follows the same one (its garbage collection, its sockets).
       const order = servers.map((_, index) => index);
@@ -934,11 +954,11 @@ async function floor(): Promise<void> {
         measured[index]!.latencies.push(...result.latencies);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const gcShare = servers.map((server, index) => {
-      const pause = gcPauseMs(workDir, server.pid) - gcBefore[index]!.pause;
-      return pause / (cpuMs(server.pid) - gcBefore[index]!.cpu);
-    });
+    const gcShare: number[] = [];
+    for (const [index, server] of servers.entries()) {
+      const pause = (await gcPauseMs(workDir, server.pid)) - gcBefore[index]!.pause;
+      gcShare.push(pause / (cpuMs(server.pid) - gcBefore[index]!.cpu));
+    }
 
     // The cost dashboard through the production gateway, one at a time, each a miss.
     const gateway = servers[2]!;
@@ -1042,6 +1062,10 @@ async function floor(): Promise<void> {
       (m, index) => `${servers[index]!.short} ${m.cpu.map((cpu) => cpu.toFixed(3)).join(', ')}`,
     );
     console.log(`\nCPU per read round by round, ms: ${byRound.join('; ')}.`);
+    if (process.env.BENCH_CPU_PROF)
+      console.log(
+        `\nCPU profiles in ${process.env.BENCH_CPU_PROF} (written as each stops; a gateway's is its supervisor's child's): ${servers.map((server) => `${server.short} pid ${server.pid}`).join(', ')}.`,
+      );
     console.log(
       "\nGC share: the main thread's GC pauses (`perf_hooks` `gc` entries, `bench/gc-share.ts`) over the process's CPU time (`/proc`, every thread), over the measured rounds.",
     );
