@@ -58,11 +58,12 @@ function sourceMapOf(url: string): SourceMap | undefined {
 function locate(frame: ProfileNode['callFrame']): { where: string; origin: string } {
   if (!frame.url) return { where: frame.functionName, origin: frame.functionName || '(native)' };
   if (frame.url.startsWith('node:')) return { where: `${frame.url}:${frame.lineNumber + 1}`, origin: 'node' };
-  const entry = frame.url.startsWith('file:')
-    ? sourceMapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber)
-    : undefined;
-  const source = entry && 'originalSource' in entry ? entry.originalSource : frame.url;
-  const line = entry && 'originalLine' in entry ? entry.originalLine + 1 : frame.lineNumber + 1;
+  // An empty object where the map has no entry.
+  const entry = (
+    frame.url.startsWith('file:') ? sourceMapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) : undefined
+  ) as { originalSource?: string; originalLine?: number } | undefined;
+  const source = entry?.originalSource ?? frame.url;
+  const line = (entry?.originalLine ?? frame.lineNumber) + 1;
   // graphql-js's maps point one folder above their package (`node_modules/src/jsutils/…`).
   const named = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
   const packageName = named === 'src' ? 'graphql' : named;
