@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -13,7 +14,8 @@ import {
   parse,
   validate,
 } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { type GraphQLParams, createYoga } from 'graphql-yoga';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { Pool } from 'undici';
 
 /**
@@ -30,6 +32,10 @@ import { Pool } from 'undici';
  *
  * The port comes from the argument, else PORT, else 0 (any free one); it listens on 127.0.0.1
  * and prints its URL once listening. It serves one field, `space(id:)`.
+ *
+ * Persisted operations, as the gateway takes them: with PERSISTED_OPERATIONS_FILE (a
+ * `{ "<id>": "<document>" }` manifest), a request may send `documentId` instead of `query`; the
+ * floor looks the text up in a map, bare yoga through its own persisted-operations plugin.
  */
 
 const upstream = new URL(process.env.UPSTREAM_URL ?? 'http://127.0.0.1:4010/v1');
@@ -85,6 +91,13 @@ async function fetchSpace(id: string, authorization: string | undefined): Promis
   return body;
 }
 
+/** The persisted documents by id, from the manifest PERSISTED_OPERATIONS_FILE names (none without it). */
+const persisted = new Map<string, string>(
+  process.env.PERSISTED_OPERATIONS_FILE
+    ? Object.entries(JSON.parse(readFileSync(process.env.PERSISTED_OPERATIONS_FILE, 'utf8')) as Record<string, string>)
+    : [],
+);
+
 /** A parsed and validated document, or the errors that refused it, per document text. */
 const documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
 
@@ -113,8 +126,8 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   if (request.method !== 'POST' || request.url !== '/graphql') return send(response, 404, { errors: [] });
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const { query, variables, operationName } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  const prepared = prepare(String(query));
+  const { query, documentId, variables, operationName } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const prepared = prepare(String(documentId === undefined ? query : persisted.get(documentId)));
   if (!('kind' in prepared)) return send(response, 400, { errors: prepared });
   const result = await execute({
     schema,
@@ -135,6 +148,17 @@ const server = process.argv.includes('--yoga')
         graphiql: false,
         logging: false,
         maxRequestBodySize: false,
+        extraParamNames: ['documentId'],
+        plugins: [
+          usePersistedOperations({
+            allowArbitraryOperations: true,
+            extractPersistedOperationId: (params) => {
+              const id = (params as GraphQLParams & { documentId?: unknown }).documentId;
+              return typeof id === 'string' ? id : null;
+            },
+            getPersistedOperation: (id) => persisted.get(id) ?? null,
+          }),
+        ],
         context: ({ request }) => ({ authorization: request.headers.get('authorization') ?? undefined }),
       }),
     )

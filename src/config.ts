@@ -371,8 +371,8 @@ export const configSchema = z.object({
   INTROSPECTION_REQUIRES_TOKEN: flag(),
   /**
    * Export traces over OTLP/HTTP to this collector (`http://collector:4318`); the other standard
-   * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`) apply too. Unset,
-   * nothing of OpenTelemetry is loaded.
+   * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_TRACES_SAMPLER`,
+   * `OTEL_TRACES_SAMPLER_ARG`) apply too. Unset, nothing of OpenTelemetry is loaded.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
   /** The `service.name` of the gateway's traces. @default docs-graphql-gateway */

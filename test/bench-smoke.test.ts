@@ -24,6 +24,11 @@ describe('the benchmark, smoke run', () => {
       const sections = /^Sections run: (.*)\.$/m.exec(output)?.[1]?.split(', ') ?? [];
       expect(sections).toContain('nestedQueries');
       expect(sections).toContain('orgResources');
+      // The summary comes from the run's own figures: each target a section measured, met or missed.
+      expect(output).toMatch(/^## Summary against the targets\n\n\| measure \| this run \| target \| \|$/m);
+      expect(output).toMatch(
+        /^\| floor: production gateway, CPU per read × floor \| [\d.]+× \| ≤ 2\.00× \| (met|missed by .*) \|$/m,
+      );
     },
     BUDGET_MS + 10_000,
   );

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
-import { startOtlpTracing } from '../../src/gateway/telemetry/otlp.js';
+import { samplerFromEnv, startOtlpTracing } from '../../src/gateway/telemetry/otlp.js';
 import { useTracing } from '../../src/gateway/telemetry/tracing.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -148,5 +149,51 @@ describe('OTLP export', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('sampling, as OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG say', () => {
+  // 1,000 trace ids spread evenly over what the ratio sampler reads (their 32-bit parts XORed).
+  const traceIds = Array.from(
+    { length: 1000 },
+    (_, index) =>
+      `0000000100000001${'0'.repeat(8)}${Math.floor((index * 2 ** 32) / 1000)
+        .toString(16)
+        .padStart(8, '0')}`,
+  );
+  const sampled = (env: Record<string, string>, parent: 'none' | 'sampled' | 'declined') => {
+    const sampler = samplerFromEnv(env);
+    const context =
+      parent === 'none'
+        ? ROOT_CONTEXT
+        : trace.setSpanContext(ROOT_CONTEXT, {
+            traceId: TRACE_ID,
+            spanId: CLIENT_SPAN,
+            traceFlags: parent === 'sampled' ? TraceFlags.SAMPLED : TraceFlags.NONE,
+            isRemote: true,
+          });
+    return traceIds.filter(
+      (traceId) =>
+        sampler.shouldSample(context, traceId, 'query Q', SpanKind.SERVER, {}, []).decision ===
+        SamplingDecision.RECORD_AND_SAMPLED,
+    ).length;
+  };
+  const production = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+
+  it('keeps a tenth of new traces at parentbased_traceidratio 0.1, and follows the client where it decided', () => {
+    expect(sampled(production, 'none')).toBe(100);
+    expect(sampled(production, 'sampled')).toBe(1000);
+    expect(sampled(production, 'declined')).toBe(0);
+  });
+
+  it('keeps every trace unset, and reads the other samplers and ratios', () => {
+    expect(sampled({}, 'none')).toBe(1000);
+    expect(sampled({}, 'declined')).toBe(0);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'always_off' }, 'sampled')).toBe(0);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'always_on' }, 'declined')).toBe(1000);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }, 'sampled')).toBe(250);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, 'none')).toBe(0);
+    // Not a ratio: 1, as the specification says.
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }, 'none')).toBe(1000);
   });
 });

@@ -1,0 +1,102 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where a process's CPU went, from a V8 CPU profile (`--cpu-prof`; the floor bench writes one per
+ * process it measures with BENCH_CPU_PROF=<dir>): self time by origin (a file of the project's
+ * `src/`, a package, Node's own code, the garbage collector) and the functions that take the most,
+ * each located in its source through the bundle's source map. Shares are of the time the process
+ * was busy (idle left out); the garbage collector's is the GC share the profile sees.
+ *
+ *   npx tsx bench/profile.ts <file.cpuprofile> [how many functions, default 25]
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, topArg] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: npx tsx bench/profile.ts <file.cpuprofile> [how many functions]');
+  process.exit(2);
+}
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const top = Number(topArg ?? 25);
+
+// Self time per node, in ms: each sample's time falls on the node it caught.
+const self = new Map<number, number>();
+profile.samples.forEach((node, index) => {
+  self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+});
+
+const maps = new Map<string, SourceMap | undefined>();
+/** The bundle's source map, when the file has one beside it. */
+function sourceMapOf(url: string): SourceMap | undefined {
+  if (!maps.has(url)) {
+    let map: SourceMap | undefined;
+    try {
+      const path = fileURLToPath(url);
+      if (existsSync(`${path}.map`)) map = new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')));
+    } catch {
+      map = undefined;
+    }
+    maps.set(url, map);
+  }
+  return maps.get(url);
+}
+
+/** Where a frame's code comes from: its source file and line, and the origin it counts under. */
+function locate(frame: ProfileNode['callFrame']): { where: string; origin: string } {
+  if (!frame.url) return { where: frame.functionName, origin: frame.functionName || '(native)' };
+  if (frame.url.startsWith('node:')) return { where: `${frame.url}:${frame.lineNumber + 1}`, origin: 'node' };
+  // An empty object where the map has no entry.
+  const entry = (
+    frame.url.startsWith('file:') ? sourceMapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) : undefined
+  ) as { originalSource?: string; originalLine?: number } | undefined;
+  const source = entry?.originalSource ?? frame.url;
+  const line = (entry?.originalLine ?? frame.lineNumber) + 1;
+  // graphql-js's maps point one folder above their package (`node_modules/src/jsutils/…`).
+  const named = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
+  const packageName = named === 'src' ? 'graphql' : named;
+  const project = /\/((?:src|bench|test)\/.*)$/.exec(source)?.[1];
+  const where = `${packageName ? `${packageName}: ` : ''}${(project ?? source).replace(/^.*node_modules\//, '')}:${line}`;
+  return { where, origin: packageName ?? project ?? source };
+}
+
+const byOrigin = new Map<string, number>();
+const byFunction = new Map<string, number>();
+let idle = 0;
+for (const node of profile.nodes) {
+  const ms = self.get(node.id) ?? 0;
+  if (ms === 0) continue;
+  if (node.callFrame.functionName === '(idle)') {
+    idle += ms;
+    continue;
+  }
+  const { where, origin } = locate(node.callFrame);
+  byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + ms);
+  const name = `${node.callFrame.functionName || '(anonymous)'} (${where})`;
+  byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+}
+const busy = [...byOrigin.values()].reduce((sum, ms) => sum + ms, 0);
+const share = (ms: number) => `${((ms / busy) * 100).toFixed(1)} %`;
+const table = (title: string, rows: Map<string, number>, count: number) => {
+  console.log(`\n| ${title} | self ms | share of busy |`);
+  console.log('|---|---:|---:|');
+  for (const [name, ms] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, count))
+    console.log(`| ${name.replaceAll('|', '\\|')} | ${ms.toFixed(0)} | ${share(ms)} |`);
+};
+console.log(
+  `${file}: ${busy.toFixed(0)} ms busy, ${idle.toFixed(0)} ms idle; garbage collector ${share(byOrigin.get('(garbage collector)') ?? 0)} of busy.`,
+);
+table('origin', byOrigin, 20);
+table('function (source)', byFunction, top);
