@@ -192,6 +192,37 @@ describe('the lists', () => {
     expect(answer.upstream).toBe(6);
   });
 
+  it('refuses one member’s access past 5,000 members with access, after 5 pages of the aggregate', async () => {
+    // An organization of 5,001 readers, written straight into the platform's store.
+    const pine = addOrg(platform, { id: 'pine', members: { ada: 'admin' }, users });
+    const at = new Date().toISOString();
+    const insertUser = platform.db.prepare(
+      'INSERT INTO users (id, display_name, email, created_at) VALUES (?, ?, ?, ?)',
+    );
+    const insertMember = platform.db.prepare(
+      "INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('pine', ?, 'read', ?)",
+    );
+    platform.db.transaction(() => {
+      for (let n = 0; n < 5000; n += 1) {
+        insertUser.run(`reader-${n}`, `Reader ${n}`, `reader-${n}@pine.test`, at);
+        insertMember.run(`reader-${n}`, at);
+      }
+    })();
+    const crowded = await pine.space('Crowded');
+    const answer = await run(`query Crowded($space: ID!) { space(id: $space) { effectiveAccess { role } } }`, {
+      space: crowded,
+    });
+    expect(answer.body.data).toEqual({ space: { effectiveAccess: null } });
+    expect(answer.body.errors).toEqual([
+      expect.objectContaining({
+        path: ['space', 'effectiveAccess'],
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', limit: 'effectiveAccessMembers', max: 5000 }),
+      }),
+    ]);
+    // The space, who you are, and 5 pages of the aggregate.
+    expect(answer.upstream).toBe(7);
+  });
+
   it('answers one member’s access on a space and a collection, the aggregate read once per item', async () => {
     const query = `query Effective($space: ID!, $collection: ID!, $dee: ID!, $hana: ID!) {
       space(id: $space) {

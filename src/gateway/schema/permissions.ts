@@ -35,6 +35,7 @@ import { linkTo, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
 import { upstream } from './kit/upstream-cost.js';
+import { GatewayError } from '../errors.js';
 import { readOnce } from './content/revision.js';
 import { CollectionNode } from './collections.js';
 import { SpaceNode } from './spaces.js';
@@ -240,6 +241,8 @@ export async function accessibleBy(
 
 /** Members the aggregate answers per request of `effectiveAccess` (the REST maximum of `limit`). */
 const ACCESS_PAGE = 1000;
+/** Pages of the aggregate `effectiveAccess` reads at most: past them, it is refused rather than unbounded. */
+const ACCESS_PAGES = 5;
 
 /**
  * The description of `effectiveAccess` on a `noun`, and its declared cost: the field reads the whole
@@ -247,8 +250,8 @@ const ACCESS_PAGE = 1000;
  * at a time, plus who you are when `userId` is left out.
  */
 export const effectiveAccessField = (noun: string) => ({
-  description: `The role a member (you when \`userId\` is left out) holds on the ${noun} and where it comes from; null when they cannot access it. Reads the list of \`accessibleBy\` once per request (a request per ${ACCESS_PAGE} members with access, and one for who you are); who may not list \`accessibleBy\` is refused alike.`,
-  extensions: upstream.fetch(2),
+  description: `The role a member (you when \`userId\` is left out) holds on the ${noun} and where it comes from; null when they cannot access it. Reads the list of \`accessibleBy\` once per request (a request per ${ACCESS_PAGE} members with access, at most ${ACCESS_PAGES}, and one for who you are): on a ${noun} with more members with access it is refused (BAD_USER_INPUT, \`limit: effectiveAccessMembers\`); page through \`accessibleBy\` instead. Who may not list \`accessibleBy\` is refused alike.`,
+  extensions: upstream.fetch(1 + ACCESS_PAGES),
 });
 
 /**
@@ -267,11 +270,19 @@ export async function effectiveAccess(
     const pages = listAccess(ctx.api, at);
     const items: UserAccess[] = [];
     let token: string | undefined;
-    do {
+    for (let read = 0; read === 0 || token; read += 1) {
+      if (read === ACCESS_PAGES) {
+        const max = ACCESS_PAGES * ACCESS_PAGE;
+        throw new GatewayError(
+          'BAD_USER_INPUT',
+          `effectiveAccess reads at most ${max} members with access, and this ${at.kind} has more: page through accessibleBy instead`,
+          { budget: { limit: 'effectiveAccessMembers', value: max + 1, max } },
+        );
+      }
       const page = await pages.read(token, ACCESS_PAGE);
       items.push(...page.items);
       token = page.next?.page;
-    } while (token);
+    }
     return items;
   });
   const found = all.find((item) => item.user.id === wanted);
