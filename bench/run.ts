@@ -14,6 +14,7 @@ import { schema } from '../src/gateway/schema/index.js';
 import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/http/server.js';
 import { RestClient, type Exchange } from '../src/gateway/upstream/client.js';
+import { reportExchanges } from '../src/gateway/upstream/hooks.js';
 import { criticalPath } from '../src/gateway/upstream/critical-path.js';
 import { buildDist } from '../test/fixtures/built.js';
 import { freePort } from '../test/fixtures/ports.js';
@@ -104,7 +105,10 @@ async function start(delayMs: number): Promise<Running> {
   const platform = await startPlatformProcess(dataDir, delayMs);
   const tokens = JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
   const exchanges: Exchange[] = [];
-  const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
+  const client = new RestClient({
+    baseUrl: platform.url,
+    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
+  });
   const gateway = createGateway({ client, graphiql: { enabled: false } });
   const server = createServer(gateway.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -10,6 +10,7 @@ import {
   queryString,
   type Exchange,
 } from '../../src/gateway/upstream/client.js';
+import { reportExchanges } from '../../src/gateway/upstream/hooks.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });
@@ -32,7 +33,7 @@ beforeEach(() => {
     timeoutMs: 10_000,
     // Waits below 1, 2 ms: retried tests do not depend on the draw.
     retryBaseDelayMs: 1,
-    onExchange: (exchange) => exchanges.push(exchange),
+    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     logger: { warn: (message) => warnings.push(message) },
   });
 });
@@ -201,7 +202,7 @@ describe('RestClient', () => {
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
       timeoutMs: 200,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
     const error = await failure(hurried.request({ method: 'GET', path: '/slow', schema: item }));
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
@@ -242,11 +243,11 @@ describe('RestClient retries', () => {
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
     const own: Exchange[] = [];
     const before = performance.now();
-    const response = await client.request({
+    // Hooks a gateway adds around the client's own see the same exchange.
+    const response = await client.withHooks([reportExchanges((e) => own.push(e))]).request({
       method: 'GET',
       path: '/spaces/s1',
       schema: item,
-      onExchange: (e) => own.push(e),
     });
     expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 }, bytes: expect.any(Number) });
     expect(exchanges).toEqual([
@@ -339,7 +340,7 @@ describe('RestClient retries', () => {
       timeoutMs: 200,
       // A wait below 1 ms between tries (a real one: node:timers/promises is not faked).
       retryBaseDelayMs: 1,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
     return { timed, tries };
   }
@@ -472,7 +473,7 @@ describe('RestClient circuit breaker', () => {
       maxRetries: 0,
       breakerThreshold: 2,
       breakerCooldownMs: 1000,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
   });
 
