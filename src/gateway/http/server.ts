@@ -27,6 +27,7 @@ import {
   type GatewayLimits,
 } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
+import { upstreamDedupe } from '../upstream/dedupe.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
 import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
@@ -52,6 +53,12 @@ export interface GatewayOptions {
   client?: RestClient;
   /** Options of the REST client built from `upstreamUrl`. */
   clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
+  /**
+   * Identical GETs in flight at once with the same credentials, from any GraphQL requests, share
+   * one platform request (`UPSTREAM_DEDUPE`, see `upstream/dedupe.ts`).
+   * @default true
+   */
+  upstreamDedupe?: boolean;
   /**
    * Serve GraphiQL at `/graphql`, a tab per example. `demoTokens` are the embedded demo platform's
    * users' tokens, the first an admin: never in the page, they are offered (a tab per user, the
@@ -198,6 +205,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const client = upstream.withHooks([
     explainCalls,
     ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
+    // Inside the per-request hooks, outside what counts the platform's requests.
+    ...(options.upstreamDedupe === false ? [] : [upstreamDedupe()]),
     metrics.upstreamHook,
   ]);
   const state: SharedState =
