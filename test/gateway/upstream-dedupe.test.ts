@@ -222,6 +222,13 @@ describe('20 concurrent identical dashboards', () => {
     try {
       const { answers, sent } = await dashboards(gateway, Array(N).fill(admin));
       expect(sent).toBe(alone.sent);
+      // The metrics count what the platform received.
+      const metrics = await gateway.metrics.registry.getSingleMetricAsString('graphql_gateway_upstream_requests_total');
+      const counted = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('graphql_gateway_upstream_requests_total{'))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+      expect(counted).toBe(sent);
       for (const answer of answers) {
         expect(answer.data).toEqual(alone.data);
         expect(answer.extensions.cost.upstreamRequests).toBe(alone.sent);
