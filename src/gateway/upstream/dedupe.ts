@@ -41,7 +41,28 @@ export function upstreamDedupe(): UpstreamHook {
 
 function takeOff(call: UpstreamCall, next: UpstreamFetch, landed: () => void): Flight {
   const controller = new AbortController();
-  const shared: UpstreamCall = { ...call, signal: controller.signal };
+  // Written out in the order the client builds a call, so that every hook sees calls of one shape.
+  const shared: UpstreamCall = {
+    method: call.method,
+    path: call.path,
+    target: call.target,
+    headers: call.headers,
+    payload: call.payload,
+    maxBytes: call.maxBytes,
+    route: call.route,
+    operation: call.operation,
+    signed: call.signed,
+    span: call.span,
+    explained: call.explained,
+    signal: controller.signal,
+    deadline: call.deadline,
+    timeoutMs: call.timeoutMs,
+    tries: call.tries,
+    startedAt: call.startedAt,
+    endedAt: call.endedAt,
+    status: call.status,
+    connection: call.connection,
+  };
   const flight: Flight = { shared, controller, waiting: 0, settled: false, done: undefined as never };
   flight.done = next(shared).finally(() => {
     // Before any caller hears of it: a GET from now on is a new request.
