@@ -16,6 +16,7 @@ import { schema } from '../src/gateway/schema/index.js';
 import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/http/server.js';
 import { RestClient, type Exchange } from '../src/gateway/upstream/client.js';
+import { reportExchanges } from '../src/gateway/upstream/hooks.js';
 import { criticalPath } from '../src/gateway/upstream/critical-path.js';
 import { buildDist } from '../test/fixtures/built.js';
 import { freePort } from '../test/fixtures/ports.js';
@@ -106,7 +107,10 @@ async function start(delayMs: number): Promise<Running> {
   const platform = await startPlatformProcess(dataDir, delayMs);
   const tokens = JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
   const exchanges: Exchange[] = [];
-  const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
+  const client = new RestClient({
+    baseUrl: platform.url,
+    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
+  });
   const gateway = createGateway({ client, graphiql: { enabled: false } });
   const server = createServer(gateway.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -2051,6 +2055,93 @@ async function platformFuzz(): Promise<void> {
   }
 }
 
+/** The sum of a counter's samples in a Prometheus text page. */
+function counterTotal(page: string, name: string): number {
+  let total = 0;
+  for (const line of page.split('\n')) if (line.startsWith(`${name}{`)) total += Number(line.split(' ').at(-1));
+  return total;
+}
+
+/**
+ * Identical reads in flight shared across requests (`UPSTREAM_DEDUPE`): 20 concurrent identical
+ * dashboards, one token, against a platform that answers in `BENCH_DELAY_MS`; the compiled gateway
+ * with it on and off, in alternate rounds. Upstream requests as the gateway's metrics count them
+ * (what the platform received), and the gateway process's CPU.
+ */
+async function dedupe(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const platform = await startPlatformProcess(dataDir, DELAY);
+  const token = Object.values(
+    JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+  )[0]!;
+  const CONCURRENT = 20;
+  const gateways = [
+    { setting: '1', ...(await startGatewayProcess(platform.url, { UPSTREAM_DEDUPE: '1' })) },
+    { setting: '0', ...(await startGatewayProcess(platform.url, { UPSTREAM_DEDUPE: '0' })) },
+  ];
+  const body = JSON.stringify({ query: COST_DASHBOARD });
+  const sent = async (url: string) => {
+    const page = await request(url.replace(/\/graphql$/, '/metrics'));
+    return counterTotal(await page.body.text(), 'graphql_gateway_upstream_requests_total');
+  };
+  const dashboard = async (url: string) => {
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body,
+    });
+    const answer = (await response.body.json()) as {
+      data?: unknown;
+      errors?: unknown;
+      extensions?: { cost?: { upstreamRequests: number } };
+    };
+    assert.equal(response.statusCode, 200);
+    assert.equal(answer.errors, undefined, `errors: ${JSON.stringify(answer.errors)}`);
+    return answer;
+  };
+  try {
+    // One dashboard alone: its requests and its data, which every concurrent one must answer too.
+    const alone = await dashboard(gateways[1]!.url);
+    const one = alone.extensions!.cost!.upstreamRequests;
+    const measured = gateways.map(() => ({ requests: 0, cpu: 0 }));
+    const rounds = scaled(8, 2);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index, gateway] of gateways.entries()) {
+        const requestsBefore = await sent(gateway.url);
+        const cpuBefore = cpuMs(gateway.pid);
+        const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => dashboard(gateway.url)));
+        measured[index]!.cpu += cpuMs(gateway.pid) - cpuBefore;
+        measured[index]!.requests += (await sent(gateway.url)) - requestsBefore;
+        for (const answer of answers) {
+          assert.deepEqual(answer.data, alone.data);
+          // Each request reports the requests it asked for, shared or not.
+          assert.equal(answer.extensions?.cost?.upstreamRequests, one);
+        }
+      }
+    }
+    console.log(
+      `\n## Reads in flight shared across requests (\`UPSTREAM_DEDUPE\`): ${CONCURRENT} concurrent identical dashboards, ${rounds} rounds, platform delay ${DELAY} ms\n`,
+    );
+    console.log(
+      '| UPSTREAM_DEDUPE | upstream requests per round | × one dashboard | gateway CPU per round | per dashboard | per upstream request sent |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const [index, gateway] of gateways.entries()) {
+      const { requests, cpu } = measured[index]!;
+      console.log(
+        `| ${gateway.setting} | ${(requests / rounds).toFixed(1)} | ${(requests / rounds / one).toFixed(2)} | ${ms(cpu / rounds)} ms | ${(cpu / rounds / CONCURRENT).toFixed(2)} ms | ${(cpu / requests).toFixed(3)} ms |`,
+      );
+    }
+    // Off, every dashboard sends its own; on, at most what they send alone (usually one dashboard's).
+    assert.equal(measured[1]!.requests, rounds * CONCURRENT * one);
+    assert.ok(measured[0]!.requests < measured[1]!.requests, 'sharing saved no upstream request');
+  } finally {
+    for (const gateway of gateways) await gateway.stop();
+    await platform.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',');
 const sections: Record<string, () => Promise<void>> = {
   nestedQueries,
@@ -2059,6 +2150,7 @@ const sections: Record<string, () => Promise<void>> = {
   costModel,
   runtime,
   floor,
+  dedupe,
   content,
   gitSync,
   sites,

@@ -55,6 +55,11 @@ export const configSchema = z.object({
   UPSTREAM_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(5_000),
   /** Keep-alive connections per upstream origin. @default 64 */
   UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  /**
+   * Identical GETs in flight at once with the same credentials (`Authorization`), from any GraphQL
+   * requests, share one platform request; never writes, never past its answer. `0` sends each. @default 1
+   */
+  UPSTREAM_DEDUPE: flag('1'),
   /** Port of the embedded platform. @default 4010 */
   PLATFORM_PORT: port.default(4010),
   /** Interface the embedded platform listens on. @default 127.0.0.1 */

@@ -90,13 +90,11 @@ export function createContext(client: RestClient, request: Request, options: Con
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
   const requestId = requestIdOf(request);
-  const span = requestSpanOf(request);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
     requestId,
     signal: request.signal,
-    traceparent: span?.traceparent,
-    onExchange: span?.onUpstream,
+    span: requestSpanOf(request),
   };
   const api = new RequestApi(
     client,

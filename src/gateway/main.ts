@@ -123,6 +123,7 @@ const gateway = createGateway({
     // Invalid upstream answers are warnings: shown at LOG_LEVEL warn and below.
     logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
   },
+  upstreamDedupe: config.UPSTREAM_DEDUPE,
   limits: limitsFromConfig(config),
   // Unexpected errors and the shared state's comings and goings, as LOG_LEVEL says.
   logger: {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, type Exchange } from '../../src/gateway/upstream/client.js';
+import { reportExchanges } from '../../src/gateway/upstream/hooks.js';
 import { criticalPath } from '../../src/gateway/upstream/critical-path.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -15,7 +16,10 @@ const exchanges: Exchange[] = [];
 
 beforeAll(async () => {
   platform = await startTestPlatform({ delayMs: DELAY_MS });
-  const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
+  const client = new RestClient({
+    baseUrl: platform.url,
+    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
+  });
   gateway = createGateway({ client, graphiql: { enabled: false } });
 });
 afterAll(async () => {

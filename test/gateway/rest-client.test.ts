@@ -10,6 +10,7 @@ import {
   queryString,
   type Exchange,
 } from '../../src/gateway/upstream/client.js';
+import { reportExchanges, type UpstreamHook } from '../../src/gateway/upstream/hooks.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });
@@ -32,7 +33,7 @@ beforeEach(() => {
     timeoutMs: 10_000,
     // Waits below 1, 2 ms: retried tests do not depend on the draw.
     retryBaseDelayMs: 1,
-    onExchange: (exchange) => exchanges.push(exchange),
+    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     logger: { warn: (message) => warnings.push(message) },
   });
 });
@@ -201,7 +202,7 @@ describe('RestClient', () => {
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
       timeoutMs: 200,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
     const error = await failure(hurried.request({ method: 'GET', path: '/slow', schema: item }));
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
@@ -242,11 +243,11 @@ describe('RestClient retries', () => {
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
     const own: Exchange[] = [];
     const before = performance.now();
-    const response = await client.request({
+    // Hooks a gateway adds around the client's own see the same exchange.
+    const response = await client.withHooks([reportExchanges((e) => own.push(e))]).request({
       method: 'GET',
       path: '/spaces/s1',
       schema: item,
-      onExchange: (e) => own.push(e),
     });
     expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 }, bytes: expect.any(Number) });
     expect(exchanges).toEqual([
@@ -339,7 +340,7 @@ describe('RestClient retries', () => {
       timeoutMs: 200,
       // A wait below 1 ms between tries (a real one: node:timers/promises is not faked).
       retryBaseDelayMs: 1,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
     return { timed, tries };
   }
@@ -472,7 +473,7 @@ describe('RestClient circuit breaker', () => {
       maxRetries: 0,
       breakerThreshold: 2,
       breakerCooldownMs: 1000,
-      onExchange: (exchange) => exchanges.push(exchange),
+      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
     });
   });
 
@@ -547,6 +548,50 @@ describe('RestClient circuit breaker', () => {
     // The probe, with a budget a busy machine cannot spend on an answer that is there.
     expect(await hurried.ping(10_000)).toEqual({ reachable: true, status: 404, durationMs: expect.any(Number) });
     expect(hurried.breakerStatus().state).toBe('closed');
+  });
+});
+
+describe('RestClient hooks', () => {
+  it('runs them around the one fetch, first outermost, once per request whatever its tries', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, { error: { code: 503, message: 'busy' } });
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
+    const seen: string[] = [];
+    const hook = (name: string): UpstreamHook => ({
+      name,
+      async fetch(call, next) {
+        seen.push(`${name} before (${call.tries} tries)`);
+        const answer = await next(call);
+        seen.push(`${name} after: ${answer.status} (${call.tries} tries)`);
+        return answer;
+      },
+    });
+    const hooked = new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher: agent,
+      retryBaseDelayMs: 1,
+      hooks: [hook('inner')],
+    });
+    const response = await hooked
+      .withHooks([hook('outer')])
+      .request({ method: 'GET', path: '/spaces/s1', schema: item });
+    expect(response.data).toEqual({ id: 's1', count: 1 });
+    expect(seen).toEqual([
+      'outer before (0 tries)',
+      'inner before (0 tries)',
+      'inner after: 200 (2 tries)',
+      'outer after: 200 (2 tries)',
+    ]);
+  });
+
+  it('lets a hook answer instead of the fetch', async () => {
+    const answering: UpstreamHook = {
+      name: 'answer from memory',
+      fetch: async () => ({ status: 200, headers: {}, text: '{"id":"kept","count":2}', bytes: 23 }),
+    };
+    const response = await client.withHooks([answering]).request({ method: 'GET', path: '/spaces/s1', schema: item });
+    expect(response).toEqual({ status: 200, data: { id: 'kept', count: 2 }, bytes: 23, etag: undefined });
+    expect(exchanges).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@ import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { subscribe, type Subscription } from '../fixtures/subscriptions.js';
 import { until } from '../fixtures/wait.js';
-import type { Exchange } from '../../src/gateway/upstream/client.js';
+import { reportExchanges, type Exchange } from '../../src/gateway/upstream/hooks.js';
 
 /**
  * Subscriptions over SSE, against a real platform polled every 100 ms: one poll per resource and
@@ -43,8 +43,8 @@ beforeAll(async () => {
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
     subscriptions: { pollMs: POLL_MS },
+    clientOptions: { hooks: [reportExchanges((exchange) => exchanges.push(exchange))] },
   });
-  gateway.client.addExchangeListener((exchange) => exchanges.push(exchange));
   ({ server, url } = await listen(gateway));
   webSockets = serveWebSockets(server, gateway, { maxPerConnection: 3 });
 });

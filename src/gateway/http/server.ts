@@ -27,6 +27,9 @@ import {
   type GatewayLimits,
 } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
+import { upstreamDedupe } from '../upstream/dedupe.js';
+import type { UpstreamHook } from '../upstream/hooks.js';
+import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
 import { instrumentSchema } from '../policy/instrument-schema.js';
@@ -50,6 +53,12 @@ export interface GatewayOptions {
   client?: RestClient;
   /** Options of the REST client built from `upstreamUrl`. */
   clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
+  /**
+   * Identical GETs in flight at once with the same credentials, from any GraphQL requests, share
+   * one platform request (`UPSTREAM_DEDUPE`, see `upstream/dedupe.ts`).
+   * @default true
+   */
+  upstreamDedupe?: boolean;
   /**
    * Serve GraphiQL at `/graphql`, a tab per example. `demoTokens` are the embedded demo platform's
    * users' tokens, the first an admin: never in the page, they are offered (a tab per user, the
@@ -138,7 +147,10 @@ export interface GatewayOptions {
    * the byte budget of the cache of immutable ones (see `ConverterOptions`).
    */
   conversions?: ConverterOptions;
-  /** More yoga or envelop plugins, run after the gateway's own for every request. */
+  /**
+   * More yoga or envelop plugins, run after the gateway's own for every request. A plugin with
+   * `upstreamHooks` (tracing) has them run around every upstream call of the gateway.
+   */
   plugins?: Plugin[];
 }
 
@@ -179,14 +191,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   // No upstream body may be larger than a whole answer's budget.
-  const client =
+  const upstream =
     options.client ??
     new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
   const converter = new DocumentConverter(options.conversions);
   const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
-  const metrics = createMetrics(client);
+  const metrics = createMetrics(upstream);
+  // The upstream side of the one list of cross-cutting concerns: hooks around the one fetch, first
+  // outermost, outside the client's own timeout, retry and breaker. The plugins' (tracing's spans)
+  // come first: like explain, they belong to each GraphQL request; metrics count what is sent.
+  const client = upstream.withHooks([
+    explainCalls,
+    ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
+    // Inside the per-request hooks, outside what counts the platform's requests.
+    ...(options.upstreamDedupe === false ? [] : [upstreamDedupe()]),
+    metrics.upstreamHook,
+  ]);
   const state: SharedState =
     options.redisUrl === undefined
       ? memoryState()
@@ -342,4 +364,9 @@ function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) =>
     }
     return page;
   };
+}
+
+/** A plugin that also acts around the upstream fetch (see `upstream/hooks.ts`). */
+export interface UpstreamHooked {
+  upstreamHooks?: readonly UpstreamHook[];
 }

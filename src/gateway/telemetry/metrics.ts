@@ -1,6 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Exchange, RestClient } from '../upstream/client.js';
+import type { RestClient } from '../upstream/client.js';
+import { exchangeOf, type UpstreamHook } from '../upstream/hooks.js';
 import type { OperationReport, OperationSink } from './operations.js';
 
 /** Distinct operation names kept as label values; the rest are counted as `(other)`. */
@@ -16,6 +17,8 @@ export interface GatewayMetrics {
   sharedStateFailed(operation: string): void;
   /** Reports whether the shared state answers, as `graphql_gateway_shared_state_up`. */
   watchSharedState(connected: () => boolean): void;
+  /** Counts each request sent to the platform, with its duration and retries (inside the sharing of reads in flight). */
+  upstreamHook: UpstreamHook;
   /** Counts requests in flight and, unless `exposed` is false, answers `GET /metrics`. */
   plugin(options: { exposed: boolean }): Plugin;
 }
@@ -100,15 +103,24 @@ export function createMetrics(client: RestClient): GatewayMetrics {
     return '(other)';
   }
 
-  client.addExchangeListener((exchange: Exchange) => {
-    const route = exchange.route;
-    upstream.inc({ method: exchange.method, route, status: String(exchange.status ?? 0) });
-    upstreamSeconds.observe({ method: exchange.method, route }, (exchange.endedAt - exchange.startedAt) / 1000);
-    if (exchange.retries > 0) retries.inc({ route }, exchange.retries);
-  });
+  const upstreamHook: UpstreamHook = {
+    name: 'metrics',
+    async fetch(call, next) {
+      try {
+        return await next(call);
+      } finally {
+        const exchange = exchangeOf(call);
+        const route = exchange.route;
+        upstream.inc({ method: exchange.method, route, status: String(exchange.status ?? 0) });
+        upstreamSeconds.observe({ method: exchange.method, route }, (exchange.endedAt - exchange.startedAt) / 1000);
+        if (exchange.retries > 0) retries.inc({ route }, exchange.retries);
+      }
+    },
+  };
 
   return {
     registry,
+    upstreamHook,
     sharedStateFailed: (operation) => sharedStateErrors.inc({ operation }),
     watchSharedState(connected) {
       new Gauge({

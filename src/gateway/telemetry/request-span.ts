@@ -1,15 +1,12 @@
-import type { Exchange } from '../upstream/client.js';
+import type { UpstreamSpan } from '../upstream/hooks.js';
 
 /**
  * What tracing asks of a request's upstream calls, when tracing is on: the W3C `traceparent` they
- * carry (the upstream's spans join the operation's trace) and who hears of each finished one (a
- * span per upstream request). Kept apart from OpenTelemetry itself, so that nothing of it is
+ * carry (the upstream's spans join the operation's trace) and the parent of their spans (see the
+ * tracing plugin's upstream hook). Kept apart from OpenTelemetry itself, so that nothing of it is
  * loaded when tracing is off.
  */
-export interface RequestSpan {
-  traceparent: string;
-  onUpstream(exchange: Exchange): void;
-}
+export type RequestSpan = UpstreamSpan;
 
 const spans = new WeakMap<Request, RequestSpan>();
 

@@ -14,7 +14,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Plugin } from 'graphql-yoga';
 import { answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
-import type { Exchange } from '../upstream/client.js';
+import { exchangeOf, type Exchange, type UpstreamHook } from '../upstream/hooks.js';
 import { isOperationPath, operationOf } from './operations.js';
 import { setRequestSpan } from './request-span.js';
 
@@ -32,7 +32,7 @@ interface Traced {
  * template, status, retries). A client's W3C `traceparent` makes the request's span its child, and
  * every upstream request carries the operation's own, so the platform's spans join the trace.
  */
-export function useTracing(tracer: Tracer): Plugin {
+export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHook[] } {
   const traced = new WeakMap<Request, Traced>();
   const ends = answerEnds(finish);
 
@@ -54,10 +54,7 @@ export function useTracing(tracer: Tracer): Plugin {
       traced.set(request, { span, context });
       const carrier: Record<string, string> = {};
       propagator.inject(context, carrier, defaultTextMapSetter);
-      setRequestSpan(request, {
-        traceparent: carrier.traceparent!,
-        onUpstream: (exchange) => upstreamSpan(tracer, context, exchange),
-      });
+      setRequestSpan(request, { traceparent: carrier.traceparent!, parent: context });
       request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
     },
     onParse({ context }) {
@@ -105,6 +102,17 @@ export function useTracing(tracer: Tracer): Plugin {
       for (const one of Array.isArray(result) ? result : [result]) failed(one);
     },
     onResponse: ({ request, response }) => ends.responded(request, response.status),
+    // A span per upstream call of a traced request, each request its own (outside the sharing of reads in flight).
+    upstreamHooks: [
+      {
+        name: 'spans',
+        fetch(call, next) {
+          const span = call.span;
+          if (!span) return next(call);
+          return next(call).finally(() => upstreamSpan(tracer, span.parent as Context, exchangeOf(call)));
+        },
+      },
+    ],
   };
 
   function finish(request: Request, status: number): void {

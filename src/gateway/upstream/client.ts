@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
@@ -11,36 +10,34 @@ import {
   errorFromResponse,
   redactSecrets,
 } from '../errors.js';
+import { CircuitBreaker, upstreamBreaker, type BreakerStatus } from './breaker.js';
+import {
+  UNNAMED_ROUTE,
+  withHooks,
+  type ExplainedCall,
+  type UpstreamAnswer,
+  type UpstreamCall,
+  type UpstreamFetch,
+  type UpstreamHook,
+  type UpstreamSpan,
+} from './hooks.js';
 import type { CallName, HttpMethod } from './record.js';
+import { headerValue, parseRetryAfter, upstreamRetry } from './retry.js';
+import { upstreamTimeout } from './timeout.js';
 import { HEAVY_BYTES, ownTurn } from './turns.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
-export type { HttpMethod };
-
-/** One finished upstream exchange, reported to `onExchange` (used by benchmarks and logs). */
-export interface Exchange {
-  method: HttpMethod;
-  /** Path without the query string. */
-  path: string;
-  status: number | undefined;
-  /** `performance.now()` when the first try started and when the last one ended. */
-  startedAt: number;
-  endedAt: number;
-  /** Tries after the first one (retries of an idempotent read). */
-  retries: number;
-  /** The route template of its operation (`/spaces/{spaceId}`), never the path with its ids: `(other)` without one. */
-  route: string;
-  /** The operation it called, when it was called through its record (see `record.ts`). */
-  operationId?: string | undefined;
-}
+export type { HttpMethod, BreakerStatus };
+export type { Exchange } from './hooks.js';
+export { parseRetryAfter };
 
 export interface RestClientOptions {
   /** Base URL of the REST API, ending in `/v1` (for example `http://127.0.0.1:4010/v1`). */
   baseUrl: string;
   /**
    * Milliseconds one request may take, every try and every wait between tries included
-   * (connection, headers and body); past it the request fails with UPSTREAM_TIMEOUT.
+   * (connection, headers and body); past it the request fails with UPSTREAM_TIMEOUT (see `timeout.ts`).
    * @default 10000
    */
   timeoutMs?: number;
@@ -54,12 +51,16 @@ export interface RestClientOptions {
    * The client does not close a dispatcher it was given.
    */
   dispatcher?: Dispatcher;
-  /** Called once per request, after its last try, successful or not. */
-  onExchange?: (exchange: Exchange) => void;
+  /**
+   * Hooks around the fetch, outside the client's own timeout, retry and breaker (first outermost):
+   * what sees every request once, after its last try (see `hooks.ts`). A gateway adds its own with `withHooks`.
+   * @default []
+   */
+  hooks?: readonly UpstreamHook[];
   /**
    * Retries of a GET answered 502, 503 or 504 or whose connection was reset or refused, each
    * after a random wait below `retryBaseDelayMs` doubled per retry, all within `timeoutMs`.
-   * Writes are retried only when the connection was refused: then nothing was sent.
+   * Writes are retried only when the connection was refused: then nothing was sent (see `retry.ts`).
    * @default 2
    */
   maxRetries?: number;
@@ -68,7 +69,7 @@ export interface RestClientOptions {
   /**
    * Failed tries in a row (connection errors, timeouts, 5xx answers; 4xx answers are not
    * failures) that open the circuit breaker: requests then fail fast with UPSTREAM_UNAVAILABLE
-   * for `breakerCooldownMs`, after which one probe request is let through.
+   * for `breakerCooldownMs`, after which one probe request is let through (see `breaker.ts`).
    * @default 5
    */
   breakerThreshold?: number;
@@ -86,19 +87,6 @@ export interface RestClientOptions {
    * @default console
    */
   logger?: Pick<Console, 'warn'>;
-}
-
-/** The circuit breaker of the upstream origin, as health checks show it. */
-export interface BreakerStatus {
-  /**
-   * `closed`: requests go out; `open`: they fail fast; `half-open`: the cool-down is over and
-   * the next request (or the one under way) is the probe that closes or reopens it.
-   */
-  state: 'closed' | 'open' | 'half-open';
-  /** Failed tries in a row; a success resets it. */
-  consecutiveFailures: number;
-  /** When an open breaker lets a probe through (epoch milliseconds); undefined when closed. */
-  reopensAt: number | undefined;
 }
 
 /** What `RestClient.ping` found. */
@@ -124,14 +112,17 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   authorization?: string | undefined;
   /** Schema of a successful body; leave out for answers without a body (204/205). */
   schema?: S;
-  /** Called once when this request is over (after its last try), successful or not. */
-  onExchange?: ((exchange: Exchange) => void) | undefined;
   /** Most bytes of body to read (at most the client's `maxBodyBytes`): what is left of the GraphQL request's budget. */
   maxBytes?: number | undefined;
   /** Sent as `x-request-id`, so the upstream's logs name the GraphQL request a call served. */
   requestId?: string | undefined;
-  /** Sent as `traceparent` (W3C trace context), so the upstream's spans join the operation's trace. */
-  traceparent?: string | undefined;
+  /**
+   * The GraphQL request's span, when it is traced: its `traceparent` is sent (W3C trace context), so
+   * the upstream's spans join the operation's trace, and the tracing hook makes the call's span its child.
+   */
+  span?: UpstreamSpan | undefined;
+  /** The call's record in the trace of `explain`, when the GraphQL request is explained. */
+  explained?: ExplainedCall | undefined;
   /** Aborted when the client of the GraphQL request went away: the request is abandoned, tries and waits alike. */
   signal?: AbortSignal | undefined;
   /** Sent as `If-None-Match`: an upstream that still holds this entity tag answers 304, with no body to read. */
@@ -185,31 +176,25 @@ export function queryString(query: Query | undefined): string {
  * The one HTTP client of the gateway: an undici Pool per upstream origin with keep-alive and
  * timeouts. It parses every successful body with the given zod schema and turns every failure
  * into a coded GatewayError (see `errorFromResponse`). It holds no per-request state.
- */
-export class RestClient {
+ */ export class RestClient {
   readonly origin: string;
   readonly basePath: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
-  private readonly onExchange: ((exchange: Exchange) => void) | undefined;
-  private readonly exchangeListeners: Array<(exchange: Exchange) => void> = [];
-  private readonly maxRetries: number;
-  private readonly retryBaseDelayMs: number;
   private readonly breaker: CircuitBreaker;
   private readonly logger: Pick<Console, 'warn'>;
   private readonly maxBodyBytes: number;
   /** Operations and fields already logged as invalid, oldest first. */
   private readonly reportedInvalid = new Set<string>();
+  /** The fetch with every hook around it. */
+  private readonly hooked: UpstreamFetch;
 
   constructor(options: RestClientOptions) {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.onExchange = options.onExchange;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
     this.breaker = new CircuitBreaker(options.breakerThreshold ?? 5, options.breakerCooldownMs ?? 5_000);
     this.logger = options.logger ?? console;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -227,147 +212,136 @@ export class RestClient {
       });
       this.ownsDispatcher = true;
     }
+    // The client's own hooks, innermost: the budget spans every try, each try passes the breaker.
+    this.hooked = withHooks(
+      [
+        ...(options.hooks ?? []),
+        upstreamTimeout(this.timeoutMs),
+        upstreamRetry({ maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 50 }),
+        upstreamBreaker(this.breaker),
+      ],
+      (call) => this.send(call),
+    );
   }
 
   /**
-   * Sends one request: retried as `maxRetries` says, within `timeoutMs` in all, refused at once
-   * while the circuit breaker is open. Resolves to the status and the body parsed with
-   * `schema`; rejects with a coded GatewayError.
+   * This client with `hooks` run around its own (first outermost): the same connections, breaker
+   * and logs, so that a gateway adds its concerns to a client it was given without changing it
+   * for its other users.
+   */
+  withHooks(hooks: readonly UpstreamHook[]): RestClient {
+    if (hooks.length === 0) return this;
+    return Object.create(this, { hooked: { value: withHooks(hooks, this.hooked) } }) as RestClient;
+  }
+
+  /**
+   * Sends one request through the hooks (timeout, retry, breaker and the owner's: see `hooks.ts`).
+   * Resolves to the status and the body parsed with `schema`; rejects with a coded GatewayError.
    */
   request<S extends z.ZodType | undefined = undefined>(request: RestRequest<S>): Promise<RestResponse<Parsed<S>>>;
   // TypeScript does not narrow `S` from a check of `schema`, so the body is typed loosely and the
   // signature above, which callers see, holds the link between schema and data.
   async request(request: RestRequest<z.ZodType | undefined>): Promise<RestResponse<unknown>> {
-    const { method, path, query, body, authorization, schema, signal } = request;
+    const { method, path, body, schema } = request;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
-    if (authorization) headers.authorization = authorization;
+    if (request.authorization) headers.authorization = request.authorization;
     if (request.requestId) headers['x-request-id'] = request.requestId;
-    if (request.traceparent) headers.traceparent = request.traceparent;
+    if (request.span) headers.traceparent = request.span.traceparent;
     if (request.ifNoneMatch) headers['if-none-match'] = request.ifNoneMatch;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    const deadline = performance.now() + this.timeoutMs;
-    let startedAt: number | undefined;
-    let endedAt: number | undefined;
-    let status: number | undefined;
-    let tries = 0;
-    let waitedForRateLimit = false;
-    let failure: GatewayError | undefined;
-    try {
-      for (;;) {
-        if (signal?.aborted) throw new AbandonedRequestError(method, path);
-        const ticket = this.breaker.admit();
-        // A retry refused by the breaker reports what actually happened to this request.
-        if (!ticket) throw failure ?? this.breakerError(method, path);
-        startedAt ??= performance.now();
-        tries += 1;
-        const maxBytes = Math.min(this.maxBodyBytes, request.maxBytes ?? Number.POSITIVE_INFINITY);
-        const outcome = await this.tryOnce(
-          method,
-          this.basePath + path + queryString(query),
-          headers,
-          payload,
-          deadline,
-          maxBytes,
-          signal,
-        );
-        endedAt = performance.now();
-        if (signal?.aborted) {
-          // Nobody waits for the answer: it says nothing of the upstream's health either way.
-          this.breaker.released(ticket);
-          throw new AbandonedRequestError(method, path);
-        }
-        let retryable = false;
-        let waitMs: number | undefined;
-        if ('tooLarge' in outcome) {
-          // The upstream answered; the answer is larger than this request may read.
-          this.breaker.succeeded(ticket);
-          status = outcome.status;
-          throw new ResponseTooLargeError('upstream', outcome.tooLarge, maxBytes);
-        }
-        if ('error' in outcome) {
-          this.breaker.failed(ticket);
-          status = undefined;
-          const connection = outcome.timedOut ? undefined : connectionFailure(outcome.error);
-          failure = outcome.timedOut
-            ? new UpstreamTimeoutError(
-                `${method} ${path} did not answer within ${this.timeoutMs} ms${tries > 1 ? ` (${tries} tries)` : ''}`,
-              )
-            : toGatewayError(outcome.error, method, path);
-          // A refused connection carried nothing, so even a write may go again.
-          retryable = connection === 'reset' ? method === 'GET' : connection === 'refused';
-        } else {
-          status = outcome.status;
-          if (status >= 500) this.breaker.failed(ticket);
-          else this.breaker.succeeded(ticket);
-          if (status < 400) {
-            const etag = headerValue(outcome.headers, 'etag');
-            // 204, 205 and 304 never carry a body (RFC 9110): nothing to parse, whatever the operation answers otherwise.
-            if (!schema || NO_BODY_STATUSES.has(status)) return { status, data: undefined, bytes: outcome.bytes, etag };
-            const { text } = outcome;
-            const named = request.operation?.path;
-            if (request.keepText && request.unparsedFrom !== undefined && text.length >= request.unparsedFrom) {
-              return {
-                status,
-                data: undefined,
-                bytes: outcome.bytes,
-                etag,
-                text,
-                parse: () => this.parseSuccess(schema, text, method, path, named),
-              };
-            }
-            // A large body's parse is a heavy step: one per loop turn (see turns.ts).
-            if (text.length >= HEAVY_BYTES) await ownTurn();
-            return {
-              status,
-              data: this.parseSuccess(schema, outcome.text, method, path, named),
-              bytes: outcome.bytes,
-              etag,
-              ...(request.keepText ? { text: outcome.text } : {}),
-            };
-          }
-          const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
-          failure = errorFromResponse(status, parseJson(outcome.text), method, path, {
-            retryAfter: retryAfter === undefined ? undefined : retryAfter / 1000,
-          });
-          if (method === 'GET' && RETRIED_STATUSES.has(status)) retryable = true;
-          else if (method === 'GET' && status === 429 && retryAfter !== undefined && !waitedForRateLimit) {
-            retryable = true;
-            waitMs = retryAfter;
-            waitedForRateLimit = true;
-          }
-        }
-        if (!retryable || tries > this.maxRetries) throw failure;
-        const wait = waitMs ?? Math.random() * this.retryBaseDelayMs * 2 ** (tries - 1);
-        if (performance.now() + wait >= deadline) throw failure;
-        await sleep(wait, undefined, { signal }).catch(() => undefined);
-      }
-    } finally {
-      const now = performance.now();
-      const exchange: Exchange = {
-        method,
-        path,
-        status,
-        startedAt: startedAt ?? now,
-        endedAt: endedAt ?? now,
-        retries: Math.max(0, tries - 1),
-        route: request.operation?.path ?? UNNAMED_ROUTE,
-        operationId: request.operation?.operationId,
-      };
-      this.onExchange?.(exchange);
-      for (const listener of this.exchangeListeners) listener(exchange);
-      request.onExchange?.(exchange);
+    const answer = await this.hooked({
+      method,
+      path,
+      target: this.basePath + path + queryString(request.query),
+      headers,
+      payload,
+      maxBytes: Math.min(this.maxBodyBytes, request.maxBytes ?? Number.POSITIVE_INFINITY),
+      route: request.operation?.path ?? UNNAMED_ROUTE,
+      operation: request.operation,
+      signed: false,
+      span: request.span,
+      explained: request.explained,
+      signal: request.signal,
+      deadline: Number.POSITIVE_INFINITY,
+      timeoutMs: undefined,
+      tries: 0,
+      startedAt: undefined,
+      endedAt: undefined,
+      status: undefined,
+      connection: undefined,
+    });
+    const { status, text } = answer;
+    if (status >= 400) {
+      const retryAfter = status === 429 ? parseRetryAfter(headerValue(answer.headers, 'retry-after')) : undefined;
+      throw errorFromResponse(status, parseJson(text), method, path, {
+        retryAfter: retryAfter === undefined ? undefined : retryAfter / 1000,
+      });
     }
+    const etag = headerValue(answer.headers, 'etag');
+    // 204, 205 and 304 never carry a body (RFC 9110): nothing to parse, whatever the operation answers otherwise.
+    if (!schema || NO_BODY_STATUSES.has(status)) return { status, data: undefined, bytes: answer.bytes, etag };
+    const named = request.operation?.path;
+    if (request.keepText && request.unparsedFrom !== undefined && text.length >= request.unparsedFrom) {
+      return {
+        status,
+        data: undefined,
+        bytes: answer.bytes,
+        etag,
+        text,
+        parse: () => this.parseSuccess(schema, text, method, path, named),
+      };
+    }
+    // A large body's parse is a heavy step: one per loop turn (see turns.ts).
+    if (text.length >= HEAVY_BYTES) await ownTurn();
+    return {
+      status,
+      data: this.parseSuccess(schema, text, method, path, named),
+      bytes: answer.bytes,
+      etag,
+      ...(request.keepText ? { text } : {}),
+    };
+  }
+
+  /**
+   * The fetch at the end of the hooks: one try, its answer read in full whatever its status; no
+   * answer (a timeout, a lost connection, a body past `maxBytes`, a client gone) is a coded error.
+   */
+  private async send(call: UpstreamCall): Promise<UpstreamAnswer> {
+    const { method, path } = call;
+    call.startedAt ??= performance.now();
+    call.tries += 1;
+    call.connection = undefined;
+    const outcome = call.signed
+      ? await this.trySigned(call)
+      : await this.tryOnce(method, call.target, call.headers, call.payload, call.deadline, call.maxBytes, call.signal);
+    call.endedAt = performance.now();
+    if (call.signal?.aborted) throw new AbandonedRequestError(method, path);
+    if ('tooLarge' in outcome) {
+      call.status = outcome.status;
+      throw new ResponseTooLargeError('upstream', outcome.tooLarge, call.maxBytes);
+    }
+    if ('error' in outcome) {
+      call.status = undefined;
+      if (outcome.timedOut && call.timeoutMs !== undefined)
+        throw new UpstreamTimeoutError(
+          `${method} ${path} did not answer within ${call.timeoutMs} ms${call.tries > 1 ? ` (${call.tries} tries)` : ''}`,
+        );
+      call.connection = connectionFailure(outcome.error);
+      throw toGatewayError(outcome.error, method, path);
+    }
+    call.status = outcome.status;
+    return outcome;
   }
 
   /**
    * Whether the upstream answers at all: a GET of the base URL without credentials, answered
    * below 500 within `timeoutMs` (default: the request timeout, at most 2 s). It counts for the
    * circuit breaker like any request (it is the probe when the cool-down is over, and is refused
-   * while the breaker is open), is never retried and is not reported to `onExchange`.
+   * while the breaker is open), is never retried and goes through no hook.
    */
   async ping(timeoutMs = Math.min(2_000, this.timeoutMs)): Promise<PingResult> {
     const started = performance.now();
@@ -403,11 +377,6 @@ export class RestClient {
   }
 
   /** The state of the circuit breaker of the upstream origin. */
-  /** Calls `listener` once per finished request, like the `onExchange` option (metrics listen here). */
-  addExchangeListener(listener: (exchange: Exchange) => void): void {
-    this.exchangeListeners.push(listener);
-  }
-
   breakerStatus(): BreakerStatus {
     return this.breaker.status();
   }
@@ -451,7 +420,7 @@ export class RestClient {
    * One exchange with a URL the platform gave (signed: it is its own permission, so no error
    * names it and no credentials go with it), through the platform's connections when it is on
    * its origin, within `timeoutMs`, its answer read up to `maxBytes`. A refusal of the signed URL
-   * is the platform's fault, not the caller's.
+   * is the platform's fault, not the caller's. Observers see it; retry and the breaker leave it alone.
    */
   private async signedUrl(
     what: 'upload' | 'download',
@@ -465,46 +434,68 @@ export class RestClient {
     // Credentials are never sent to, or taken from, a URL of an answer.
     if (target.username || target.password)
       throw new UpstreamContractError(`The platform gave a ${what} URL with credentials in it`);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const started = performance.now();
-    let status: number | undefined;
+    const label = what === 'upload' ? '/storage/upload' : '/download';
+    let answer: UpstreamAnswer;
     try {
-      const options = { ...request, signal: controller.signal };
+      answer = await this.hooked({
+        method: request.method,
+        path: label,
+        target: target.href,
+        headers: request.headers ?? {},
+        payload: request.body,
+        maxBytes,
+        route: label,
+        operation: undefined,
+        signed: true,
+        span: undefined,
+        explained: undefined,
+        signal: undefined,
+        deadline: Number.POSITIVE_INFINITY,
+        timeoutMs: undefined,
+        tries: 0,
+        startedAt: undefined,
+        endedAt: undefined,
+        status: undefined,
+        connection: undefined,
+      });
+    } catch (error) {
+      if (error instanceof ResponseTooLargeError) {
+        // A download is what the caller asked for: too large for it is its limit, not the platform's fault.
+        if (what === 'download') throw error;
+        throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
+      }
+      if (error instanceof UpstreamTimeoutError)
+        throw new UpstreamTimeoutError(`The ${what} did not finish within ${this.timeoutMs} ms`);
+      throw new UpstreamUnavailableError(`The ${what} URL could not be reached`);
+    }
+    const { status, text } = answer;
+    if (status === 401 || status === 403)
+      throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
+    if (status >= 300) throw errorFromResponse(status, parseJson(text), request.method, `the ${what} URL`);
+    return { text, contentType: headerValue(answer.headers, 'content-type') };
+  }
+
+  /** One try of a signed URL, never rejecting (see `tryOnce`). */
+  private async trySigned(call: UpstreamCall): Promise<TryOutcome> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.max(1, call.deadline - performance.now()));
+    try {
+      const target = new URL(call.target);
+      const options = { method: call.method, headers: call.headers, body: call.payload, signal: controller.signal };
       const response =
         target.origin === this.origin
           ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
           : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
-      status = response.statusCode;
-      const body = await readBody(response.body, maxBytes);
+      const body = await readBody(response.body, call.maxBytes);
       if ('tooLarge' in body) {
         controller.abort();
-        // A download is what the caller asked for: too large for it is its limit, not the platform's fault.
-        if (what === 'download') throw new ResponseTooLargeError('upstream', body.tooLarge, maxBytes);
-        throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
+        return { status: response.statusCode, tooLarge: body.tooLarge };
       }
-      const { text } = body;
-      if (status === 401 || status === 403)
-        throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
-      if (status >= 300) throw errorFromResponse(status, parseJson(text), request.method, `the ${what} URL`);
-      const type = response.headers['content-type'];
-      return { text, contentType: Array.isArray(type) ? type[0] : type };
+      return { status: response.statusCode, headers: response.headers, text: body.text, bytes: body.bytes };
     } catch (error) {
-      if (error instanceof GatewayError) throw error;
-      if (controller.signal.aborted || isTimeout(error))
-        throw new UpstreamTimeoutError(`The ${what} did not finish within ${this.timeoutMs} ms`);
-      throw new UpstreamUnavailableError(`The ${what} URL could not be reached`);
+      return { error, timedOut: controller.signal.aborted || isTimeout(error) };
     } finally {
       clearTimeout(timer);
-      this.onExchange?.({
-        method: request.method,
-        path: what === 'upload' ? '/storage/upload' : '/download',
-        status,
-        startedAt: started,
-        endedAt: performance.now(),
-        retries: 0,
-        route: what === 'upload' ? '/storage/upload' : '/download',
-      });
     }
   }
 
@@ -513,13 +504,17 @@ export class RestClient {
     method: HttpMethod,
     requestPath: string,
     headers: Record<string, string>,
-    payload: string | undefined,
+    payload: string | Uint8Array | undefined,
     deadline: number,
     maxBytes: number,
     abandoned?: AbortSignal,
   ): Promise<TryOutcome> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(1, deadline - performance.now()));
+    // Without a deadline (no timeout hook), the pool's own timeouts bound the try.
+    const timer =
+      deadline === Number.POSITIVE_INFINITY
+        ? undefined
+        : setTimeout(() => controller.abort(), Math.max(1, deadline - performance.now()));
     const abandon = () => controller.abort();
     abandoned?.addEventListener('abort', abandon, { once: true });
     try {
@@ -579,18 +574,6 @@ export class RestClient {
     this.logger.warn(redactSecrets(`Invalid upstream answer (logged once per operation and field): ${error.message}`));
   }
 
-  private breakerError(method: string, path: string): UpstreamUnavailableError {
-    const { consecutiveFailures, reopensAt } = this.breaker.status();
-    const wait = reopensAt === undefined ? 0 : reopensAt - Date.now();
-    const next =
-      wait > 0
-        ? `it will be tried again at ${new Date(reopensAt!).toISOString()} (in ${(wait / 1000).toFixed(1)} s)`
-        : 'a trial request is under way, and it will be tried again once that one answers';
-    return new UpstreamUnavailableError(
-      `The platform is failing (${consecutiveFailures} failed requests in a row), so ${method} ${path} was not sent: ${next}`,
-    );
-  }
-
   /** Closes the connections this client opened. */
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
@@ -641,33 +624,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * Milliseconds to wait that a `Retry-After` value asks for: delay-seconds or an HTTP date
- * (`Wed, 21 Oct 2015 07:28:00 GMT`; 0 when past). Undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Date.parse reads many formats; only an HTTP date (IMF-fixdate and its obsolete forms) names a weekday or a month.
-  if (!/[a-z]{3}/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** The route of a request sent without its operation: one label for all, never a path holding ids. */
-const UNNAMED_ROUTE = '(other)';
-
 /** Statuses whose answers have no body. */
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
-
-/** Statuses after which a GET is tried again: the upstream or a proxy in front of it failed. */
-const RETRIED_STATUSES = new Set([502, 503, 504]);
 
 type TryOutcome =
   | { status: number; headers: Record<string, string | string[] | undefined>; text: string; bytes: number }
@@ -723,67 +681,4 @@ function toGatewayError(error: unknown, method: string, path: string): GatewayEr
   const err = error as { code?: string } | undefined;
   if (isTimeout(error)) return new UpstreamTimeoutError(`${method} ${path} did not answer in time`);
   return new UpstreamUnavailableError(`${method} ${path} could not be reached${err?.code ? ` (${err.code})` : ''}`);
-}
-
-/** Permission for one try; the probe is the one try let through when an open breaker cools down. */
-interface Ticket {
-  probe: boolean;
-}
-
-/**
- * Counts failed tries in a row against one origin; at the threshold it opens: tries are refused
- * for the cool-down, then one probe goes out, whose success closes it and failure reopens it.
- * Wall-clock time, so that `reopensAt` can be shown.
- */
-class CircuitBreaker {
-  private failures = 0;
-  private openUntil: number | undefined;
-  private probing = false;
-
-  constructor(
-    private readonly threshold: number,
-    private readonly cooldownMs: number,
-  ) {}
-
-  status(): BreakerStatus {
-    const state = this.openUntil === undefined ? 'closed' : Date.now() < this.openUntil ? 'open' : 'half-open';
-    return { state, consecutiveFailures: this.failures, reopensAt: this.openUntil };
-  }
-
-  /** A ticket for one try, or undefined when the breaker refuses it. */
-  admit(): Ticket | undefined {
-    if (this.openUntil === undefined) return { probe: false };
-    if (this.probing || Date.now() < this.openUntil) return undefined;
-    this.probing = true;
-    return { probe: true };
-  }
-
-  reset(): void {
-    this.failures = 0;
-    this.openUntil = undefined;
-    this.probing = false;
-  }
-
-  succeeded(ticket: Ticket): void {
-    // A try admitted before the breaker opened proves less than the probe: only the probe closes it.
-    if (this.openUntil !== undefined && !ticket.probe) return;
-    this.failures = 0;
-    this.openUntil = undefined;
-    this.probing = false;
-  }
-
-  /** A try whose answer nobody waited for: a probe frees the way for the next one. */
-  released(ticket: Ticket): void {
-    if (ticket.probe) this.probing = false;
-  }
-
-  failed(ticket: Ticket): void {
-    this.failures += 1;
-    if (ticket.probe) {
-      this.probing = false;
-      this.openUntil = Date.now() + this.cooldownMs;
-    } else if (this.openUntil === undefined && this.failures >= this.threshold) {
-      this.openUntil = Date.now() + this.cooldownMs;
-    }
-  }
 }

@@ -4,8 +4,9 @@ import { ResponseBudget } from './response-budget.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { HEAVY_BYTES } from './turns.js';
 import { rememberBody, UnparsedBody, type BodySource } from './bodies.js';
-import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
-import type { Trace, TracedRequest } from './trace.js';
+import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './client.js';
+import type { UpstreamSpan } from './hooks.js';
+import type { Trace } from './trace.js';
 import {
   answerOf,
   pathOf,
@@ -49,10 +50,8 @@ export interface Caller {
   requestId?: string | undefined;
   /** Aborted when the client goes away: upstream calls still running are abandoned. */
   signal?: AbortSignal | undefined;
-  /** The W3C trace context every upstream call carries, when the request is traced. */
-  traceparent?: string | undefined;
-  /** Hears of every finished upstream call (tracing's spans). */
-  onExchange?: ((exchange: Exchange) => void) | undefined;
+  /** The request's span, when it is traced: every upstream call carries its trace context and gets a span under it. */
+  span?: UpstreamSpan | undefined;
 }
 
 /** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
@@ -79,8 +78,7 @@ export class RequestApi {
 
   readonly #authorization: string | undefined;
   /** What every upstream call of this request carries besides its credentials. */
-  private readonly origin: Pick<Caller, 'requestId' | 'signal' | 'traceparent'>;
-  private readonly observe: Caller['onExchange'];
+  private readonly origin: Pick<Caller, 'requestId' | 'signal' | 'span'>;
 
   constructor(
     private readonly client: RestClient,
@@ -93,8 +91,7 @@ export class RequestApi {
     readonly budget: ResponseBudget,
   ) {
     this.#authorization = caller.authorization;
-    this.origin = { requestId: caller.requestId, signal: caller.signal, traceparent: caller.traceparent };
-    this.observe = caller.onExchange;
+    this.origin = { requestId: caller.requestId, signal: caller.signal, span: caller.span };
     // Each upstream call in flight listens to the client's signal until it ends, so a wide query
     // holds more than Node's default 10 at once: that many is expected, never a leak.
     if (caller.signal) setMaxListeners(maxRequests + SIGNAL_LISTENERS_BESIDE_CALLS, caller.signal);
@@ -115,7 +112,7 @@ export class RequestApi {
    * of a subscription resolves with, so that it reads fresh data and reports its own cost.
    */
   renewed(): RequestApi {
-    const caller: Caller = { authorization: this.#authorization, ...this.origin, onExchange: this.observe };
+    const caller: Caller = { authorization: this.#authorization, ...this.origin };
     return new RequestApi(this.client, caller, this.maxRequests, this.trace, new ResponseBudget(this.budget.max));
   }
 
@@ -245,7 +242,7 @@ export class RequestApi {
             ...this.origin,
             schema: ANY,
             maxBytes: this.budget.upstreamLeft(),
-            onExchange: this.observer(traced),
+            explained: traced,
           })
           .then(
             (response) => {
@@ -349,7 +346,7 @@ export class RequestApi {
             ...this.origin,
             ...options,
             maxBytes: this.budget.upstreamLeft(),
-            onExchange: this.observer(traced),
+            explained: traced,
           })
           .catch((error: unknown) => this.budgetError(error)),
       );
@@ -465,16 +462,6 @@ export class RequestApi {
       'BAD_USER_INPUT',
       `This operation needs more than ${this.maxRequests} requests to the platform: ask for fewer items per connection`,
     );
-  }
-
-  /** Who hears of a finished upstream call: the explain trace, if any, and the caller's observer. */
-  private observer(traced: TracedRequest | undefined): ((exchange: Exchange) => void) | undefined {
-    const observe = this.observe;
-    if (!traced) return observe;
-    return (exchange) => {
-      this.trace!.finish(traced, exchange);
-      observe?.(exchange);
-    };
   }
 
   /** Registers a cache to clear after every write (the per-request loaders). */

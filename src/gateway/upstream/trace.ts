@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { redactSecrets } from '../errors.js';
-import type { Exchange, HttpMethod } from './client.js';
+import type { HttpMethod } from './client.js';
+import { exchangeOf, type Exchange, type UpstreamHook } from './hooks.js';
 
 // The trace of `explain` sits with the upstream layer because `RequestApi` notes every request in it;
 // the fields' side (`instrumentSchema` in policy) builds on it.
@@ -174,3 +175,18 @@ function causalDepth(records: TracedRequest[], fieldsOf: Array<Set<string>>): nu
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * Gives each explained upstream call its exchange when it is over. Outside the sharing of reads in
+ * flight, so every GraphQL request that waited on a shared read has it in its own `explain`.
+ */
+export const explainCalls: UpstreamHook = {
+  name: 'explain',
+  fetch(call, next) {
+    const record = call.explained;
+    if (!record) return next(call);
+    return next(call).finally(() => {
+      record.exchange = exchangeOf(call);
+    });
+  },
+};
