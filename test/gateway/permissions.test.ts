@@ -119,6 +119,31 @@ describe('a grant and its removal through the cached gateway', () => {
   });
 });
 
+describe('a team grant on a space', () => {
+  it('gives the team members its role at once, and takes it back with the removal', async () => {
+    const READ = `query DeeEditsTop($id: ID!) { space(id: $id) { permissions { edit } } }`;
+    expect((await run(READ, { id: top }, 'dee')).body.data).toEqual({ space: { permissions: { edit: false } } });
+    const granted = await run(
+      `mutation GrantTeamOnSpace($input: UpdateSpaceTeamPermissionInput!) {
+        updateSpaceTeamPermission(input: $input) { space { title } team { title } userErrors { code } }
+      }`,
+      { input: { spaceId: top, teamId: writers, role: 'EDIT' } },
+    );
+    // The write, the space, and the team in the space's organization.
+    expect([granted.body.data, granted.upstream]).toEqual([
+      { updateSpaceTeamPermission: { space: { title: 'Top' }, team: { title: 'Writers' }, userErrors: [] } },
+      3,
+    ]);
+    expect((await run(READ, { id: top }, 'dee')).body.data).toEqual({ space: { permissions: { edit: true } } });
+    const removed = await run(
+      `mutation RemoveTeamFromSpace($input: RemoveSpaceTeamInput!) { removeSpaceTeam(input: $input) { deleted userErrors { code } } }`,
+      { input: { spaceId: top, teamId: writers } },
+    );
+    expect(removed.body.data).toEqual({ removeSpaceTeam: { deleted: true, userErrors: [] } });
+    expect((await run(READ, { id: top }, 'dee')).body.data).toEqual({ space: { permissions: { edit: false } } });
+  });
+});
+
 describe('the lists', () => {
   it('answers users, teams and accessibleBy with the sources of each role, linked to teams and collections', async () => {
     await run(
