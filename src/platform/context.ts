@@ -30,6 +30,8 @@ export interface RequestContext {
    * them: their site and claims (which evaluated content reads).
    */
   visitor?: { site: string; organization: string; claims: Record<string, unknown> };
+  /** Set when the bearer is an integration's installation, with an installation token: its id. */
+  installation?: string;
 }
 
 declare module 'fastify' {
@@ -83,7 +85,14 @@ export function authenticate(db: Db, open: ReadonlySet<string>): (request: Fasti
       if (!caller) throw new ApiError(401, 'Invalid or expired installation token');
       checkInstallationRoute(request);
       const user = installationUser(caller, new Date().toISOString());
-      request.ctx = { db, user, access: new InstallationAccess(db, user, caller), links, content: storedContent };
+      request.ctx = {
+        db,
+        user,
+        access: new InstallationAccess(db, user, caller),
+        links,
+        content: storedContent,
+        installation: caller.installation.id,
+      };
       return;
     }
     // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).

@@ -34,18 +34,16 @@ type Store = { request: FastifyRequest } | { context: AuditContext };
 
 const storage = new AsyncLocalStorage<Store>();
 
-/** Installation tokens act as this user id prefix (`installationUser`). */
-const INSTALLATION_PREFIX = 'integration-';
-
 function contextOfRequest(request: FastifyRequest): AuditContext {
   const header = request.headers['x-request-id'];
   const correlationId = typeof header === 'string' && header.length > 0 && header.length <= 200 ? header : request.id;
   const user = request.ctx?.user;
   if (!user) return { ...SCRIPT_CONTEXT, source: 'api', correlationId, executionId: request.id };
-  const installation = user.id.startsWith(INSTALLATION_PREFIX);
+  // An installation token's caller says so: the platform set `installation` when it authenticated the token.
+  const installation = request.ctx.installation;
   return {
     actor: installation
-      ? { type: 'installation', id: user.id.slice(INSTALLATION_PREFIX.length), label: user.display_name }
+      ? { type: 'installation', id: installation, label: user.display_name }
       : { type: 'user', id: user.id, label: user.display_name },
     source: installation ? 'integration' : 'api',
     correlationId,
