@@ -32,7 +32,7 @@ import type { UpstreamHook } from '../upstream/hooks.js';
 import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
-import { instrumentSchema } from '../policy/instrument-schema.js';
+import { hookFields } from '../policy/field-hooks.js';
 import { useRequestId } from '../telemetry/request-id.js';
 import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
@@ -241,7 +241,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
-    schema: budgetAnswers(instrumentSchema(schema)),
+    schema: budgetAnswers(hookFields(schema)),
     graphqlEndpoint: '/graphql',
     // useInputLimits bounds the body (413 with a coded error, reading no further than the limit).
     // yoga's own bound, on by default since 5.24, pipes every body through a TransformStream and
