@@ -34,7 +34,8 @@ import { percentile } from '../test/fixtures/stats.js';
  *    call made directly (p50, p99, requests/s at BENCH_CONCURRENCY, default 8).
  *
  * 3. The gateway alone: the same query with upstream answers served from memory (undici
- *    MockAgent), one request at a time, so only the gateway's own work is measured.
+ *    MockAgent), one request at a time, so only the gateway's own work is measured; and
+ *    its per-field work on a read of 440 fields (`fieldHooks`), without and with `x-explain`.
  * 4. The cost model: the time to compute `extensions.cost` of the dashboard query, next to
  *    the gateway's CPU time for the whole request (it must stay under 5 %); and the time to
  *    refuse a 1 MB query at the byte budget (413), which must stay under 100 ms (median).
@@ -303,43 +304,49 @@ async function overhead(): Promise<void> {
   }
 }
 
+/** A space as the platform answers it, for the sections that serve the upstream from memory. */
+const MEMORY_SPACE = {
+  object: 'space',
+  id: 's1',
+  title: 'Getting started',
+  emoji: '',
+  visibility: 'public',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  mergeRules: { type: 'inherit' },
+  urls: { location: 'http://upstream.test/v1/spaces/s1', app: 'http://app.test/s/s1' },
+  organization: 'o1',
+  revision: 'r1',
+  defaultLevel: 'inherit',
+  comments: 0,
+  changeRequests: 0,
+  changeRequestsOpen: 0,
+  changeRequestsDraft: 0,
+  permissions: Object.fromEntries(
+    [
+      'view',
+      'access',
+      'admin',
+      'viewInviteLinks',
+      'edit',
+      'triggerGitSync',
+      'comment',
+      'merge',
+      'review',
+      'installIntegration',
+    ].map((flag) => [flag, flag === 'view' || flag === 'access']),
+  ),
+};
+
 /** The gateway alone: upstream answers come from memory (undici MockAgent), one request at a time. */
 async function gatewayAlone(): Promise<void> {
   const agent = new MockAgent();
   agent.disableNetConnect();
-  const space = {
-    object: 'space',
-    id: 's1',
-    title: 'Getting started',
-    emoji: '',
-    visibility: 'public',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    mergeRules: { type: 'inherit' },
-    urls: { location: 'http://upstream.test/v1/spaces/s1', app: 'http://app.test/s/s1' },
-    organization: 'o1',
-    revision: 'r1',
-    defaultLevel: 'inherit',
-    comments: 0,
-    changeRequests: 0,
-    changeRequestsOpen: 0,
-    changeRequestsDraft: 0,
-    permissions: Object.fromEntries(
-      [
-        'view',
-        'access',
-        'admin',
-        'viewInviteLinks',
-        'edit',
-        'triggerGitSync',
-        'comment',
-        'merge',
-        'review',
-        'installIntegration',
-      ].map((flag) => [flag, flag === 'view' || flag === 'access']),
-    ),
-  };
-  agent.get('http://upstream.test').intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, space).persist();
+  agent
+    .get('http://upstream.test')
+    .intercept({ path: '/v1/spaces/s1', method: 'GET' })
+    .reply(200, MEMORY_SPACE)
+    .persist();
   const gateway = createGateway({
     client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
     graphiql: { enabled: false },
@@ -368,6 +375,68 @@ async function gatewayAlone(): Promise<void> {
   console.log(
     `| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`,
   );
+}
+
+/**
+ * The gateway's per-field work (`BENCH_ONLY=fieldHooks`): a read of 40 aliases of one space, ten
+ * fields each (440 fields resolved, one upstream request, answered from memory), one at a
+ * time, with and without `x-explain`. CPU of this process per read, median of 7 runs.
+ */
+async function fieldHooks(): Promise<void> {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  agent
+    .get('http://upstream.test')
+    .intercept({ path: '/v1/spaces/s1', method: 'GET' })
+    .reply(200, MEMORY_SPACE)
+    .persist();
+  const gateway = createGateway({
+    client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
+    graphiql: { enabled: false },
+  });
+  const aliases = Array.from(
+    { length: 40 },
+    (_, index) =>
+      `s${index}: space(id: $id) { id platformId title emoji visibility createdAt updatedAt organization { id platformId } }`,
+  );
+  const body = JSON.stringify({ query: `query ($id: ID!) { ${aliases.join(' ')} }`, variables: { id: 's1' } });
+  const read = async (explain: boolean) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', authorization: 'Bearer t' };
+    if (explain) headers['x-explain'] = '1';
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body });
+    const result = (await response.json()) as {
+      data?: Record<string, { title: string }>;
+      errors?: unknown;
+      extensions?: { explain?: { requests: unknown[] } };
+    };
+    assert.equal(result.errors, undefined);
+    assert.equal(result.data?.s39?.title, 'Getting started');
+    assert.equal(result.extensions?.explain?.requests.length, explain ? 1 : undefined);
+  };
+  const reads = scaled(300, 5);
+  const runs = scaled(7, 1);
+  const cpuPerRead = async (explain: boolean) => {
+    const perRead: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      const cpu = process.cpuUsage();
+      for (let index = 0; index < reads; index += 1) await read(explain);
+      const used = process.cpuUsage(cpu);
+      perRead.push((used.user + used.system) / 1000 / reads);
+    }
+    return percentile(perRead, 50);
+  };
+  for (let index = 0; index < scaled(200, 2); index += 1) await read(index % 2 === 0);
+  const plain = await cpuPerRead(false);
+  const explained = await cpuPerRead(true);
+  await gateway.close();
+  await agent.close();
+  console.log(
+    `\n## Per-field work: 40 aliases × 10 fields of one space (440 fields), ${reads} reads one at a time, median of ${runs} runs\n`,
+  );
+  console.log('| read | CPU per read | per field |');
+  console.log('|---|---:|---:|');
+  console.log(`| without \`x-explain\` | ${plain.toFixed(3)} ms | ${((plain * 1000) / 440).toFixed(2)} µs |`);
+  console.log(`| with \`x-explain: 1\` | ${explained.toFixed(3)} ms | ${((explained * 1000) / 440).toFixed(2)} µs |`);
 }
 
 /**
@@ -2150,6 +2219,7 @@ const sections: Record<string, () => Promise<void>> = {
   nestedQueries,
   overhead,
   gatewayAlone,
+  fieldHooks,
   costModel,
   runtime,
   floor,

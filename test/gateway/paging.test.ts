@@ -84,6 +84,15 @@ describe('first: 0', () => {
     ]);
   });
 
+  it.each(COUNTED)('$name asked only for totalCount reads one item, whatever its first', async ({ query, at }) => {
+    const counted = await g.gql(query('first: 1000').replace(PAGE, 'totalCount __typename'));
+    expect(counted.errors).toBeUndefined();
+    expect(at(counted.data).totalCount).toBeGreaterThan(1);
+    const lists = counted.upstreamRequests.filter((path) => /[?&]limit=/.test(path));
+    expect(lists.length).toBeGreaterThan(0);
+    expect(lists.filter((path) => !/[?&]limit=1(&|$)/.test(path))).toEqual([]);
+  });
+
   it.each(COUNTED)('$name after a cursor, first: 0 counts and ends there too', async ({ query, at }) => {
     const first = at((await g.gql(query('first: 1'))).data);
     expect(first.pageInfo.hasNextPage).toBe(true);

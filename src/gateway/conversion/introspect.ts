@@ -1,5 +1,6 @@
 import { buildSchema, type DirectiveLocation, GraphQLDirective, GraphQLSchema, parse } from 'graphql';
-import { budgetAnswers, executeWhole } from '../policy/answer-size.js';
+import { executeWhole } from '../policy/answer-size.js';
+import { hookFields } from '../policy/field-hooks.js';
 import { ResponseBudget } from '../upstream/response-budget.js';
 
 /**
@@ -48,7 +49,7 @@ function schemaOf({ sdl, types, directives }: IntrospectionJob['schema']): Graph
         (directive, i) => new GraphQLDirective({ ...directive.toConfig(), locations: directives[i]!.locations }),
       ),
     });
-    built = { sdl, schema: budgetAnswers(schema) };
+    built = { sdl, schema: hookFields(schema) };
   }
   return built.schema;
 }

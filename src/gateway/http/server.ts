@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
-import { budgetAnswers, useFairTurns } from '../policy/answer-size.js';
+import { useFairTurns } from '../policy/answer-size.js';
 import { createContext, type GatewayContext } from '../context.js';
 import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
 import { useIntrospectionInWorkers } from '../conversion/introspection.js';
@@ -32,7 +32,7 @@ import type { UpstreamHook } from '../upstream/hooks.js';
 import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
-import { instrumentSchema } from '../policy/instrument-schema.js';
+import { hookFields } from '../policy/field-hooks.js';
 import { useRequestId } from '../telemetry/request-id.js';
 import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
@@ -240,8 +240,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
   });
   const yoga = createYoga<Record<string, never>, GatewayContext>({
-    // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
-    schema: budgetAnswers(instrumentSchema(schema)),
+    // The field hooks: the answer budget of every request, explain of those that ask for it.
+    schema: hookFields(schema),
     graphqlEndpoint: '/graphql',
     // useInputLimits bounds the body (413 with a coded error, reading no further than the limit).
     // yoga's own bound, on by default since 5.24, pipes every body through a TransformStream and

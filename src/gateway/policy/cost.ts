@@ -108,7 +108,7 @@ export interface OperationCost {
   estimated: boolean;
   /**
    * True when the operation reads the schema (`__schema` or `__type`): answered by the gateway
-   * alone, without an upstream request, its size counted as it resolves (see `budgetAnswers`).
+   * alone, without an upstream request, its size counted as it resolves (see `hookFields`).
    */
   introspection: boolean;
 }

@@ -1,7 +1,7 @@
 import { ResponseTooLargeError } from '../errors.js';
 
 // In the upstream layer because `RequestApi` reads every body within it; the answer's side of the
-// budget (`budgetAnswers` in policy/answer-size.ts) builds on it.
+// budget (`hookFields` in policy/field-hooks.ts) builds on it.
 /**
  * The byte budget of one GraphQL request (`MAX_RESPONSE_BYTES`), kept like its cost: the bodies
  * read from the upstream (what the request holds in memory) and the answer itself, counted as its

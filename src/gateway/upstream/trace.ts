@@ -4,7 +4,7 @@ import type { HttpMethod } from './client.js';
 import { exchangeOf, type Exchange, type UpstreamHook } from './hooks.js';
 
 // The trace of `explain` sits with the upstream layer because `RequestApi` notes every request in it;
-// the fields' side (`instrumentSchema` in policy) builds on it.
+// the fields' side (`hookFields` in policy/field-hooks.ts) builds on it.
 
 /**
  * The response paths (`organizations.nodes.0.spaces`) a piece of work is done for. A field's

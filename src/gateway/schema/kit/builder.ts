@@ -3,9 +3,21 @@ import { GraphQLError, Kind } from 'graphql';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
+import { CountOnlyConnectionsPlugin } from './connections.js';
+
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      countOnlyConnections: CountOnlyConnectionsPlugin<Types>;
+    }
+  }
+}
+
+SchemaBuilder.registerPlugin('countOnlyConnections', CountOnlyConnectionsPlugin);
 
 /**
- * The schema builder and what every domain stands on: the plugins and their options, the root
+ * The schema builder and what every domain stands on: the plugins and their options (the kit's
+ * own: `countOnlyConnections`, see kit/connections.ts), the root
  * types, the scalars and the `totalCount` of every connection. Domain types live in domain modules.
  */
 export const builder = new SchemaBuilder<{
@@ -20,7 +32,7 @@ export const builder = new SchemaBuilder<{
     Upload: { Input: unknown; Output: never };
   };
 }>({
-  plugins: [DataloaderPlugin, RelayPlugin],
+  plugins: [DataloaderPlugin, RelayPlugin, 'countOnlyConnections'],
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',

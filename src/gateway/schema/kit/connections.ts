@@ -1,3 +1,5 @@
+import { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import type { GraphQLFieldResolver, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { BadUserInputError, isGatewayError } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../policy/connection-cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../policy/limits.js';
@@ -157,4 +159,57 @@ export function listConnection<T>(
     (pageToken, limit) => (countOnly && pageToken === undefined ? pages.first() : pages.read(pageToken, limit)),
     keyOf,
   );
+}
+
+/**
+ * Whether a connection field's selection asks for items or paging, not just `totalCount`. Sibling
+ * objects of a list share their field nodes: decided once for all of them.
+ */
+function selectsPage(info: GraphQLResolveInfo): boolean {
+  let known = pageSelections.get(info.fieldNodes);
+  if (known === undefined) {
+    known = findsPage(info);
+    pageSelections.set(info.fieldNodes, known);
+  }
+  return known;
+}
+
+const pageSelections = new WeakMap<GraphQLResolveInfo['fieldNodes'], boolean>();
+
+function findsPage(info: GraphQLResolveInfo): boolean {
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode | undefined): boolean =>
+    (set?.selections ?? []).some((node) => {
+      if (node.kind === 'Field') return node.name.value !== 'totalCount' && node.name.value !== '__typename';
+      if (node.kind === 'InlineFragment') return visit(node.selectionSet);
+      if (seen.has(node.name.value)) return false;
+      seen.add(node.name.value);
+      return visit(info.fragments[node.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((node) => visit(node.selectionSet));
+}
+
+const inPageRange = (first: unknown) =>
+  first == null || (typeof first === 'number' && first >= 0 && first <= MAX_PAGE_SIZE);
+
+/** The arguments of every relay connection field (`t.connection`), which mark it. */
+const CONNECTION_ARGS = ['first', 'after', 'last', 'before'];
+
+/**
+ * The builder's plugin for connection fields: one asked only for its `totalCount` (and
+ * `__typename`) resolves with `first: 0`, whatever its `first`, so that it reads a page of one
+ * item (see `listConnection`). An out-of-range `first` stays, so that the connection reports it.
+ * Other fields keep their resolver untouched.
+ */
+export class CountOnlyConnectionsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> {
+    if (!CONNECTION_ARGS.every((name) => name in fieldConfig.args)) return resolver;
+    return (parent, args: ConnectionArgs, ctx, info) =>
+      !selectsPage(info) && inPageRange(args.first) && args.first !== 0
+        ? resolver(parent, { ...args, first: 0 }, ctx, info)
+        : resolver(parent, args, ctx, info);
+  }
 }
