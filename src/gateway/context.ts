@@ -11,15 +11,11 @@ import { Trace } from './upstream/trace.js';
 import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
-import { requestIdOf } from './telemetry/request-id.js';
-import { requestSpanOf } from './telemetry/request-span.js';
-import { budgetKeyOf } from './state/caller.js';
+import type { RequestParts } from './request-parts.js';
 
-/** Per-request context of every resolver. */
-export interface GatewayContext {
+/** Per-request context of every resolver: the request's parts, and what `createContext` builds. */
+export interface GatewayContext extends RequestParts {
   api: RequestApi;
-  /** The request's id (`x-request-id`), carried by its log line and its upstream calls. */
-  requestId: string;
   /** The request's byte budget (its answer and the upstream bodies read for it). */
   responseBudget: ResponseBudget;
   /** What the gateway works on by itself for the request (conversions, introspection, registrations), in points. */
@@ -30,8 +26,6 @@ export interface GatewayContext {
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
-  /** Whose budget the request spends: its caller's key (a hash of its token, or of its address without one). */
-  budgetKey: () => string;
   /** The caller's budget after this operation's reservation, when rate limits are on. */
   rateLimit?: RateLimitStatus | undefined;
   /**
@@ -81,20 +75,21 @@ function defaultConverter(): DocumentConverter {
 }
 
 /**
- * Builds the context of one GraphQL request: its own caches, the caller's credentials, its id and
- * the signal of its client going away (both go with every upstream call), and a trace when the
- * request asks for `explain` with the header `x-explain: 1`.
+ * Builds the context of one GraphQL request on `parts` (its server context, with what the plugins
+ * added from its first hook): its own caches, the caller's credentials, its id, span and the signal
+ * of its client going away (all go with every upstream call), and a trace when the request asks
+ * for `explain` with the header `x-explain: 1`.
  */
-export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
+export function createContext(client: RestClient, parts: RequestParts, options: ContextOptions = {}): GatewayContext {
+  const { request } = parts;
   const trace =
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
-  const requestId = requestIdOf(request);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
-    requestId,
+    requestId: parts.requestId,
     signal: request.signal,
-    span: requestSpanOf(request),
+    span: parts.span,
   };
   const api = new RequestApi(
     client,
@@ -111,15 +106,14 @@ export function createContext(client: RestClient, request: Request, options: Con
   });
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return {
+  // Built on the request's context itself, beside the parts the plugins added to it.
+  return Object.assign(parts, {
     ...initContextCache(),
     api,
-    requestId,
     trace,
     responseBudget,
     work,
     conversions,
     live: options.live,
-    budgetKey: () => budgetKeyOf(request),
-  };
+  });
 }

@@ -4,7 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Write } from '../upstream/request.js';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
-import { callerKeyOf } from '../state/caller.js';
+import { callerOf } from '../state/caller.js';
 import { memoryResponseCache } from '../state/memory.js';
 import type { ResponseCacheStore, StoreBounds } from '../state/store.js';
 
@@ -115,7 +115,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     cache,
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
-    session: (request) => callerKeyOf(request),
+    session: (request, context) => callerOf(context, request).key,
     enabled: (request, context) =>
       request.headers.get('x-explain') !== '1' &&
       !inParts.has(request) &&

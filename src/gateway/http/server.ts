@@ -16,6 +16,7 @@ import { useCompressedPages } from './compression.js';
 import { useAnswerText } from './answer-text.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
+import type { RelayedServerContext } from './relay.js';
 import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
 import { corsOptions } from './cors.js';
 import { useCsrfPrevention } from './csrf.js';
@@ -162,8 +163,8 @@ export interface Gateway {
   /** Node's request listener of the gateway: `createServer(gateway.handle)`. */
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** The same server for a fetch-API request (tests, embedding). */
-  fetch: YogaServerInstance<Record<string, never>, GatewayContext>['fetch'];
-  yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  fetch: YogaServerInstance<RelayedServerContext, GatewayContext>['fetch'];
+  yoga: YogaServerInstance<RelayedServerContext, GatewayContext>;
   client: RestClient;
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
@@ -226,7 +227,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let draining = false;
   const connections = new OpenConnections(options.connections);
   const eventStreams = useEventStreams(
-    (request): Promise<Response> | Response => yoga.fetch(request),
+    (request, serverContext): Promise<Response> | Response => yoga.fetch(request, serverContext),
     options.eventStreams ?? {},
     { maxRequestBytes: limits.maxRequestBytes, connections },
   );
@@ -239,7 +240,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: persisted.store ?? state.store('apq:', { maxBytes: persisted.maxBytes ?? DEFAULT_PERSISTED_QUERIES_BYTES }),
     ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
   });
-  const yoga = createYoga<Record<string, never>, GatewayContext>({
+  const yoga = createYoga<RelayedServerContext, GatewayContext>({
     // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
     schema: budgetAnswers(instrumentSchema(schema)),
     graphqlEndpoint: '/graphql',
@@ -260,11 +261,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
     // yoga's default would let every origin read every answer, with credentials.
     cors: corsOptions(options.corsOrigins ?? []),
-    context: ({ request }) => {
-      const ctx = createContext(client, request, {
+    context: (initial) => {
+      const ctx = createContext(client, initial, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
-        startedAt: cost.startedAt(request),
+        startedAt: cost.startedAt(initial.request),
         live,
         converter,
       });

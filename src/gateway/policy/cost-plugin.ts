@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { callerKeyOf } from '../state/caller.js';
+import { callerOf } from '../state/caller.js';
 import { exceededLimit, NO_COST, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 
@@ -79,7 +79,7 @@ export function useOperationCost(
     if (!cost) return;
     ctx.cost = cost;
     const refused =
-      options.introspectionRequiresToken && cost.introspection && callerKeyOf(ctx.request) === 'anonymous'
+      options.introspectionRequiresToken && cost.introspection && callerOf(ctx, ctx.request).key === 'anonymous'
         ? anonymousIntrospection()
         : exceededLimit(cost, limits);
     if (refused) refuse({ errors: [refused] });

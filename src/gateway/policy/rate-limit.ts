@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
+import { callerOf } from '../state/caller.js';
 import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
 import { getCurrentUser } from '../upstream/users.js';
@@ -119,20 +119,21 @@ export function useRateLimits(
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
     const context = args.contextValue as unknown as RequestContext;
-    const key = budgetKeyOf(context.request);
+    const caller = callerOf(context, context.request);
+    const key = caller.budgetKey;
     const points = Math.min(context.cost?.maxUpstreamRequests ?? 0, maxPoints);
     const state = await budgets.take(key, points, options.points, options.windowMs);
     if (!state) {
       if (!options.failOpen) refuse({ errors: [unreadableBudget()] });
       return;
     }
-    const token = callerKeyOf(context.request) !== 'anonymous';
+    const token = caller.key !== 'anonymous';
     const reservation: Reservation = { key, state, context, token };
     reservations.set(context.request, reservation);
     context.rateLimit = status(options.points, state.taken, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
     if (!token) return;
-    const address = addressKeyOf(context.request, 'unverified');
+    const address = caller.addressKey('unverified');
     if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
     if (addressState?.admitted) {
@@ -162,7 +163,7 @@ export function useRateLimits(
     key: string,
     spentAddress: BudgetState,
   ): Promise<GatewayError | undefined> {
-    const checksKey = addressKeyOf(context.request, 'token-checks')!;
+    const checksKey = callerOf(context, context.request).addressKey('token-checks')!;
     const checks = await budgets.take(checksKey, 1, tokenChecks.checks, tokenChecks.windowMs);
     if (!checks) return options.failOpen ? undefined : unreadableBudget();
     if (!checks.admitted) return spentAddressBudget(options, spentAddress, checks, false);
@@ -198,7 +199,7 @@ export function useRateLimits(
   }
 
   /** `extensions.rateLimit` of an answer: what it spent, and what is left. */
-  async function report(request: Request, last: boolean): Promise<RateLimitStatus | undefined> {
+  async function report(request: Request, serverContext: object, last: boolean): Promise<RateLimitStatus | undefined> {
     const reservation = reservations.get(request);
     if (reservation) {
       // A subscription's later events report the budget as it was settled at the first.
@@ -208,17 +209,17 @@ export function useRateLimits(
       return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
-    const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
+    const state = await budgets.take(callerOf(serverContext, request).budgetKey, 0, options.points, options.windowMs);
     return state && status(options.points, 0, state);
   }
 
   return {
     onExecute: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
     onSubscribe: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
-    async onResultProcess({ request, result, setResult }) {
+    async onResultProcess({ request, result, setResult, serverContext }) {
       if (Array.isArray(result)) return;
       if (!isAsyncIterable(result)) {
-        setResult(withReport(result, await report(request, true)));
+        setResult(withReport(result, await report(request, serverContext, true)));
         return;
       }
       // Answers in parts settle with their last part; subscriptions with their first event.
@@ -229,7 +230,7 @@ export function useRateLimits(
           async (payload: ExecutionResult & { hasNext?: boolean }) => {
             events += 1;
             const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
-            return withReport(payload, await report(request, last));
+            return withReport(payload, await report(request, serverContext, last));
           },
           undefined,
           // An answer cut short (the client went away before its last part or first event) is settled too.

@@ -34,6 +34,7 @@ export type OperationSink = (report: OperationReport) => void;
 
 /** What is known of a request until its answer leaves. */
 interface Pending {
+  requestId: string;
   startedAt: number;
   operationName: string | null;
   operationType: string | null;
@@ -78,7 +79,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     pending.delete(request);
     const named = entry.cacheHit && entry.fromText ? entry.fromText : undefined;
     const report: OperationReport = {
-      requestId: requestIdOf(request),
+      requestId: entry.requestId,
       operationName: named ? named.name : entry.operationName,
       operationType: named ? named.type : entry.operationType,
       status,
@@ -105,9 +106,10 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
   }
 
   return {
-    onRequest({ request, url }) {
+    onRequest({ request, url, serverContext }) {
       if (!isOperationPath(url.pathname)) return;
       pending.set(request, {
+        requestId: requestIdOf(serverContext, request),
         startedAt: performance.now(),
         operationName: null,
         operationType: null,

@@ -14,11 +14,21 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Plugin } from 'graphql-yoga';
 import { answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
-import { exchangeOf, type Exchange, type UpstreamHook } from '../upstream/hooks.js';
+import { partsOf } from '../request-parts.js';
+import { exchangeOf, type Exchange, type UpstreamHook, type UpstreamSpan } from '../upstream/hooks.js';
 import { isOperationPath, operationOf } from './operations.js';
-import { setRequestSpan } from './request-span.js';
 
 const propagator = new W3CTraceContextPropagator();
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /**
+     * What the request's upstream calls carry when it is traced: the W3C `traceparent` (the
+     * upstream's spans join the operation's trace) and the parent of their spans.
+     */
+    span?: UpstreamSpan | undefined;
+  }
+}
 
 /** A request's span and the context its children start in. */
 interface Traced {
@@ -42,7 +52,7 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
   }
 
   return {
-    onRequest({ request, url }) {
+    onRequest({ request, url, serverContext }) {
       if (!isOperationPath(url.pathname)) return;
       const parent = propagator.extract(ROOT_CONTEXT, headersOf(request), defaultTextMapGetter);
       const span = tracer.startSpan(
@@ -54,7 +64,7 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
       traced.set(request, { span, context });
       const carrier: Record<string, string> = {};
       propagator.inject(context, carrier, defaultTextMapSetter);
-      setRequestSpan(request, { traceparent: carrier.traceparent!, parent: context });
+      partsOf(serverContext).span = { traceparent: carrier.traceparent!, parent: context };
       request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
     },
     onParse({ context }) {
