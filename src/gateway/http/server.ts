@@ -265,7 +265,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx = createContext(client, initial, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
-        startedAt: cost.startedAt(initial.request),
+        startedAt: cost.startedAt(initial),
         live,
         converter,
       });

@@ -2,11 +2,11 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { partsOf } from '../request-parts.js';
 import { callerOf } from '../state/caller.js';
 import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
 import { getCurrentUser } from '../upstream/users.js';
-import type { OperationCost } from './cost.js';
 import { DEFAULT_LIMITS } from './limits.js';
 
 /** Options of `useRateLimits`. */
@@ -60,7 +60,12 @@ interface Reservation {
   settled?: BudgetState;
 }
 
-type RequestContext = GatewayContext & { request: Request; cost?: OperationCost };
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** The operation's take of its caller's budget (see `useRateLimits`), once it reserved one. */
+    reservation?: Reservation | undefined;
+  }
+}
 
 /**
  * Cost-based rate limits per caller: each caller (a hash of its token; without one, of its client
@@ -95,7 +100,6 @@ export function useRateLimits(
   /** Where replicas tell each other of the tokens the platform accepted (hashes, for a window). */
   accepted?: KeyValueStore,
 ): Plugin {
-  const reservations = new WeakMap<Request, Reservation>();
   const maxPoints = options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests;
   const tokenChecks = options.tokenChecks ?? TOKEN_CHECKS;
 
@@ -118,7 +122,7 @@ export function useRateLimits(
   }
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
-    const context = args.contextValue as unknown as RequestContext;
+    const context = args.contextValue as unknown as GatewayContext;
     const caller = callerOf(context, context.request);
     const key = caller.budgetKey;
     const points = Math.min(context.cost?.maxUpstreamRequests ?? 0, maxPoints);
@@ -129,7 +133,7 @@ export function useRateLimits(
     }
     const token = caller.key !== 'anonymous';
     const reservation: Reservation = { key, state, context, token };
-    reservations.set(context.request, reservation);
+    context.reservation = reservation;
     context.rateLimit = status(options.points, state.taken, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
     if (!token) return;
@@ -159,7 +163,7 @@ export function useRateLimits(
    * (counted in its cost and bound, and shared with the `viewer` it may read).
    */
   async function check(
-    context: RequestContext,
+    context: GatewayContext,
     key: string,
     spentAddress: BudgetState,
   ): Promise<GatewayError | undefined> {
@@ -200,7 +204,7 @@ export function useRateLimits(
 
   /** `extensions.rateLimit` of an answer: what it spent, and what is left. */
   async function report(request: Request, serverContext: object, last: boolean): Promise<RateLimitStatus | undefined> {
-    const reservation = reservations.get(request);
+    const reservation = partsOf(serverContext).reservation;
     if (reservation) {
       // A subscription's later events report the budget as it was settled at the first.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
@@ -235,7 +239,7 @@ export function useRateLimits(
           undefined,
           // An answer cut short (the client went away before its last part or first event) is settled too.
           () => {
-            const reservation = reservations.get(request);
+            const reservation = partsOf(serverContext).reservation;
             if (reservation) void settle(reservation);
           },
         ),

@@ -41,7 +41,7 @@ interface Pending extends AnswerEnding {
   startedAt: number;
   operationName: string | null;
   operationType: string | null;
-  context?: GatewayContext & { cost?: { maxUpstreamRequests: number } };
+  context?: GatewayContext;
   errorCodes: string[];
   cacheHit: boolean | null;
   /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */

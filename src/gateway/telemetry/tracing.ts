@@ -80,7 +80,7 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
       return ({ valid }) => end(span, valid ? undefined : new Error('invalid document'));
     },
     onExecute({ args }) {
-      const ctx = args.contextValue as unknown as GatewayContext & { cost?: { maxUpstreamRequests: number } };
+      const ctx = args.contextValue as unknown as GatewayContext;
       const root = ctx.traced;
       nameRoot(root, args);
       const span = child(root, 'graphql.execute');
