@@ -6,7 +6,6 @@ import { initContextCache } from '@pothos/core';
 import { DocumentConverter, RequestConversions } from './conversion/converter.js';
 import { ResponseBudget } from './upstream/response-budget.js';
 import { GatewayWork } from './policy/gateway-work.js';
-import { DEFAULT_LIMITS } from './policy/limits.js';
 import { Trace } from './upstream/trace.js';
 import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
@@ -54,10 +53,10 @@ export interface RateLimitStatus {
 
 /** Options of `createContext`. */
 export interface ContextOptions {
-  /** Most upstream requests of the operation. @default 1000 */
-  maxUpstreamRequests?: number;
-  /** Most bytes of the answer, and of the upstream bodies read for it. @default 8388608 */
-  maxResponseBytes?: number;
+  /** Most upstream requests of the operation (the limits' `maxUpstreamRequests`). */
+  maxUpstreamRequests: number;
+  /** Most bytes of the answer, and of the upstream bodies read for it (the limits' `maxResponseBytes`). */
+  maxResponseBytes: number;
   /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
   startedAt?: number;
   /** The gateway's subscriptions, for the subscription fields. */
@@ -80,24 +79,18 @@ function defaultConverter(): DocumentConverter {
  * of its client going away (all go with every upstream call), and a trace when the request asks
  * for `explain` with the header `x-explain: 1`.
  */
-export function createContext(client: RestClient, parts: RequestParts, options: ContextOptions = {}): GatewayContext {
+export function createContext(client: RestClient, parts: RequestParts, options: ContextOptions): GatewayContext {
   const { request } = parts;
   const trace =
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
-  const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
+  const responseBudget = new ResponseBudget(options.maxResponseBytes);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
     requestId: parts.requestId,
     signal: request.signal,
     span: parts.span,
   };
-  const api = new RequestApi(
-    client,
-    caller,
-    options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests,
-    trace,
-    responseBudget,
-  );
+  const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   const work = new GatewayWork();
   const conversions = new RequestConversions(options.converter ?? defaultConverter(), {
     work,

@@ -505,11 +505,15 @@ describe('space(id:)', () => {
 
   it('serves a by-id lookup from a list read earlier for the same request: no extra request', async () => {
     // Two operations run on one request context, so the second sees what the first primed.
-    const ctx = createContext(g.gateway.client, {
-      request: new Request('http://gateway.test/graphql', {
-        headers: { authorization: `Bearer ${g.platform.adminToken}` },
-      }),
-    });
+    const ctx = createContext(
+      g.gateway.client,
+      {
+        request: new Request('http://gateway.test/graphql', {
+          headers: { authorization: `Bearer ${g.platform.adminToken}` },
+        }),
+      },
+      g.gateway.limits,
+    );
     ctx.api.onInvalidate(() => clearLoaders(ctx));
     const id = spaceId(S.userGrant);
     g.platform.app.stats.reset();
