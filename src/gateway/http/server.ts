@@ -30,6 +30,7 @@ import {
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { upstreamDedupe } from '../upstream/dedupe.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
+import type { TracingPlugin } from '../telemetry/tracing.js';
 import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
@@ -149,8 +150,13 @@ export interface GatewayOptions {
    */
   conversions?: ConverterOptions;
   /**
+   * OpenTelemetry traces (`useTracing`, made where OpenTelemetry is loaded: only when traces are
+   * exported): a plugin of the chain, its spans of upstream calls hooks around the upstream fetch.
+   */
+  tracing?: TracingPlugin;
+  /**
    * More yoga or envelop plugins, run after the gateway's own for every request. A plugin with
-   * `upstreamHooks` (tracing) has them run around every upstream call of the gateway.
+   * `upstreamHooks` has them run around every upstream call of the gateway.
    */
   plugins?: Plugin[];
 }
@@ -205,6 +211,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // come first: like explain, they belong to each GraphQL request; metrics count what is sent.
   const client = upstream.withHooks([
     explainCalls,
+    ...(options.tracing?.upstreamHooks ?? []),
     ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
     // Inside the per-request hooks, outside what counts the platform's requests.
     ...(options.upstreamDedupe === false ? [] : [upstreamDedupe()]),
@@ -324,6 +331,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       useFairTurns(),
       // Bodies passed on as they came are written as they came: after every hook that replaces the result.
       useAnswerText(),
+      // Last of the gateway's own, where it has always run: a request refused by an earlier onRequest has no span.
+      ...(options.tracing ? [options.tracing] : []),
       ...(options.plugins ?? []),
     ],
     logging: false,

@@ -40,13 +40,16 @@ interface Traced extends AnswerEnding {
   ended?: boolean;
 }
 
+/** The tracing plugin: a plugin of the chain, with its hooks around the upstream fetch. */
+export type TracingPlugin = Plugin & { upstreamHooks: UpstreamHook[] };
+
 /**
  * OpenTelemetry traces: a span per GraphQL request (named after its operation, with its type and
  * cost), children for parse, validate and execute, and one per upstream request (method, route
  * template, status, retries). A client's W3C `traceparent` makes the request's span its child, and
  * every upstream request carries the operation's own, so the platform's spans join the trace.
  */
-export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHook[] } {
+export function useTracing(tracer: Tracer): TracingPlugin {
   const ends = answerEnds<Traced>(finish);
 
   function child(parent: Traced | undefined, name: string): Span | undefined {
