@@ -25,30 +25,6 @@ export interface GatewayContext extends RequestParts {
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
-  /** The caller's budget after this operation's reservation, when rate limits are on. */
-  rateLimit?: RateLimitStatus | undefined;
-  /**
-   * A document the client sent with its APQ hash, registered once it is about to run (see
-   * `usePersistedDocuments`). Set on the context before `createContext` extends it, which must
-   * then leave this field out.
-   */
-  registration?: { hash: string; document: string } | undefined;
-}
-
-/** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */
-export interface RateLimitStatus {
-  /** Points per window. */
-  limit: number;
-  /**
-   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`, at most
-   * what was left); in `extensions.rateLimit`, what it was charged (its `upstreamRequests` and its
-   * `gatewayPoints`).
-   */
-  cost: number;
-  /** Points left in the window (0 when nothing is, the budget below zero included). */
-  remaining: number;
-  /** When the budget is whole again (ISO 8601). */
-  resetAt: string;
 }
 
 /** Options of `createContext`. */

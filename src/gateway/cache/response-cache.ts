@@ -126,7 +126,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     enabled: (request, context) =>
       request.headers.get('x-explain') !== '1' &&
       partsOf(context).answerInParts !== true &&
-      (context as Partial<GatewayContext>).registration === undefined,
+      partsOf(context).registration === undefined,
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,
     // An answer whose size, counted as its fields resolved, is over the bound is not even serialized.

@@ -1,6 +1,6 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
-import type { GatewayContext, RateLimitStatus } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { partsOf } from '../request-parts.js';
 import { callerOf } from '../state/caller.js';
@@ -60,10 +60,28 @@ interface Reservation {
   settled?: BudgetState;
 }
 
+/** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */
+export interface RateLimitStatus {
+  /** Points per window. */
+  limit: number;
+  /**
+   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`, at most
+   * what was left); in `extensions.rateLimit`, what it was charged (its `upstreamRequests` and its
+   * `gatewayPoints`).
+   */
+  cost: number;
+  /** Points left in the window (0 when nothing is, the budget below zero included). */
+  remaining: number;
+  /** When the budget is whole again (ISO 8601). */
+  resetAt: string;
+}
+
 declare module '../request-parts.js' {
   interface RequestParts {
     /** The operation's take of its caller's budget (see `useRateLimits`), once it reserved one. */
     reservation?: Reservation | undefined;
+    /** The caller's budget after this operation's reservation, when rate limits are on (the graph's `rateLimit`). */
+    rateLimit?: RateLimitStatus | undefined;
   }
 }
 
