@@ -73,9 +73,9 @@ export function createContext(client: RestClient, parts: RequestParts, options: 
     responseBudget,
     signal: request.signal,
   });
-  // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
-  // the loaders must be the same whichever copy asks (clearing them after a write included).
-  // Built on the request's context itself, beside the parts the plugins added to it.
+  // On the request's context itself, beside the parts the plugins added to it: yoga's GraphQL
+  // context is that object. Its context cache keys the per-request loaders, the same for every
+  // hook and resolver of the request (clearing them after a write included).
   return Object.assign(parts, {
     ...initContextCache(),
     api,
