@@ -6,20 +6,15 @@ import { initContextCache } from '@pothos/core';
 import { DocumentConverter, RequestConversions } from './conversion/converter.js';
 import { ResponseBudget } from './upstream/response-budget.js';
 import { GatewayWork } from './policy/gateway-work.js';
-import { DEFAULT_LIMITS } from './policy/limits.js';
 import { Trace } from './upstream/trace.js';
 import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
-import { requestIdOf } from './telemetry/request-id.js';
-import { requestSpanOf } from './telemetry/request-span.js';
-import { budgetKeyOf } from './state/caller.js';
+import type { RequestParts } from './request-parts.js';
 
-/** Per-request context of every resolver. */
-export interface GatewayContext {
+/** Per-request context of every resolver: the request's parts, and what `createContext` builds. */
+export interface GatewayContext extends RequestParts {
   api: RequestApi;
-  /** The request's id (`x-request-id`), carried by its log line and its upstream calls. */
-  requestId: string;
   /** The request's byte budget (its answer and the upstream bodies read for it). */
   responseBudget: ResponseBudget;
   /** What the gateway works on by itself for the request (conversions, introspection, registrations), in points. */
@@ -30,40 +25,14 @@ export interface GatewayContext {
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
-  /** Whose budget the request spends: its caller's key (a hash of its token, or of its address without one). */
-  budgetKey: () => string;
-  /** The caller's budget after this operation's reservation, when rate limits are on. */
-  rateLimit?: RateLimitStatus | undefined;
-  /**
-   * A document the client sent with its APQ hash, registered once it is about to run (see
-   * `usePersistedDocuments`). Set on the context before `createContext` extends it, which must
-   * then leave this field out.
-   */
-  registration?: { hash: string; document: string } | undefined;
-}
-
-/** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */
-export interface RateLimitStatus {
-  /** Points per window. */
-  limit: number;
-  /**
-   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`, at most
-   * what was left); in `extensions.rateLimit`, what it was charged (its `upstreamRequests` and its
-   * `gatewayPoints`).
-   */
-  cost: number;
-  /** Points left in the window (0 when nothing is, the budget below zero included). */
-  remaining: number;
-  /** When the budget is whole again (ISO 8601). */
-  resetAt: string;
 }
 
 /** Options of `createContext`. */
 export interface ContextOptions {
-  /** Most upstream requests of the operation. @default 1000 */
-  maxUpstreamRequests?: number;
-  /** Most bytes of the answer, and of the upstream bodies read for it. @default 8388608 */
-  maxResponseBytes?: number;
+  /** Most upstream requests of the operation (the limits' `maxUpstreamRequests`). */
+  maxUpstreamRequests: number;
+  /** Most bytes of the answer, and of the upstream bodies read for it (the limits' `maxResponseBytes`). */
+  maxResponseBytes: number;
   /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
   startedAt?: number;
   /** The gateway's subscriptions, for the subscription fields. */
@@ -81,45 +50,39 @@ function defaultConverter(): DocumentConverter {
 }
 
 /**
- * Builds the context of one GraphQL request: its own caches, the caller's credentials, its id and
- * the signal of its client going away (both go with every upstream call), and a trace when the
- * request asks for `explain` with the header `x-explain: 1`.
+ * Builds the context of one GraphQL request on `parts` (its server context, with what the plugins
+ * added from its first hook): its own caches, the caller's credentials, its id, span and the signal
+ * of its client going away (all go with every upstream call), and a trace when the request asks
+ * for `explain` with the header `x-explain: 1`.
  */
-export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
+export function createContext(client: RestClient, parts: RequestParts, options: ContextOptions): GatewayContext {
+  const { request } = parts;
   const trace =
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
-  const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
-  const requestId = requestIdOf(request);
+  const responseBudget = new ResponseBudget(options.maxResponseBytes);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
-    requestId,
+    requestId: parts.requestId,
     signal: request.signal,
-    span: requestSpanOf(request),
+    span: parts.span,
   };
-  const api = new RequestApi(
-    client,
-    caller,
-    options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests,
-    trace,
-    responseBudget,
-  );
+  const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   const work = new GatewayWork();
   const conversions = new RequestConversions(options.converter ?? defaultConverter(), {
     work,
     responseBudget,
     signal: request.signal,
   });
-  // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
-  // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return {
+  // On the request's context itself, beside the parts the plugins added to it: yoga's GraphQL
+  // context is that object. Its context cache keys the per-request loaders, the same for every
+  // hook and resolver of the request (clearing them after a write included).
+  return Object.assign(parts, {
     ...initContextCache(),
     api,
-    requestId,
     trace,
     responseBudget,
     work,
     conversions,
     live: options.live,
-    budgetKey: () => budgetKeyOf(request),
-  };
+  });
 }

@@ -113,7 +113,7 @@ const tracing =
     ? await startTracing()
     : undefined;
 const gateway = createGateway({
-  ...(tracing ? { plugins: [tracing.plugin] } : {}),
+  ...(tracing ? { tracing: tracing.plugin } : {}),
   upstreamUrl,
   clientOptions: {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,

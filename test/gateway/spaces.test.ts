@@ -507,7 +507,12 @@ describe('space(id:)', () => {
     // Two operations run on one request context, so the second sees what the first primed.
     const ctx = createContext(
       g.gateway.client,
-      new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${g.platform.adminToken}` } }),
+      {
+        request: new Request('http://gateway.test/graphql', {
+          headers: { authorization: `Bearer ${g.platform.adminToken}` },
+        }),
+      },
+      g.gateway.limits,
     );
     ctx.api.onInvalidate(() => clearLoaders(ctx));
     const id = spaceId(S.userGrant);

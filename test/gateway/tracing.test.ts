@@ -44,7 +44,7 @@ describe('traces', () => {
     const gateway = createGateway({
       upstreamUrl: proxy.url,
       graphiql: { enabled: false },
-      plugins: [useTracing(provider.getTracer('test'))],
+      tracing: useTracing(provider.getTracer('test')),
     });
     try {
       proxy.reset();
@@ -132,7 +132,7 @@ describe('OTLP export', () => {
     const gateway = createGateway({
       upstreamUrl: platform.url,
       graphiql: { enabled: false },
-      plugins: [useTracing(tracer)],
+      tracing: useTracing(tracer),
     });
     try {
       await run(gateway);

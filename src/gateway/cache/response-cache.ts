@@ -4,7 +4,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Write } from '../upstream/request.js';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
-import { callerKeyOf } from '../state/caller.js';
+import { partsOf } from '../request-parts.js';
+import { callerOf } from '../state/caller.js';
 import { memoryResponseCache } from '../state/memory.js';
 import type { ResponseCacheStore, StoreBounds } from '../state/store.js';
 
@@ -81,6 +82,13 @@ export function changesAccess(write: Write | string): boolean {
   return CHANGES_ACCESS.some((pattern) => pattern.test(path));
 }
 
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** Set when the request's text asks for an answer in parts, which the response cache leaves alone. */
+    answerInParts?: boolean | undefined;
+  }
+}
+
 /**
  * The response cache (`@graphql-yoga/plugin-response-cache`): answers without errors kept per
  * operation, variables and caller. The caller is a hash of the `Authorization` header, never the
@@ -105,21 +113,20 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
   );
   // Answers in parts (@defer, @stream) and subscriptions are never cached nor served from the cache:
   // a client asked for them to arrive as they resolve. Read off the text (a false match only bypasses).
-  const inParts = new WeakSet<Request>();
   const markInParts: Plugin = {
-    onParams({ request, params }) {
-      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) inParts.add(request);
+    onParams({ params, context }) {
+      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) partsOf(context).answerInParts = true;
     },
   };
   const responseCache = useResponseCache({
     cache,
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
-    session: (request) => callerKeyOf(request),
+    session: (request, context) => callerOf(context, request).key,
     enabled: (request, context) =>
       request.headers.get('x-explain') !== '1' &&
-      !inParts.has(request) &&
-      (context as Partial<GatewayContext>).registration === undefined,
+      partsOf(context).answerInParts !== true &&
+      partsOf(context).registration === undefined,
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,
     // An answer whose size, counted as its fields resolved, is over the bound is not even serialized.

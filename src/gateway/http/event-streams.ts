@@ -3,8 +3,7 @@ import type { Response as SseResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
 import { readBounded, tooLarge } from '../policy/limits.js';
-import { budgetKeyOf, callerKeyOf } from '../state/caller.js';
-import { clientAddressOf, rememberClientAddress } from '../state/client-address.js';
+import { Caller, callerOf } from '../state/caller.js';
 import { IdleTimer, type OpenConnections } from './connections.js';
 import {
   isEventStream,
@@ -89,10 +88,10 @@ export function useEventStreams(
   const handler = createHandler({
     authenticate(request) {
       const token = tokenOf(request);
-      const caller = callerKeyOf(request.raw);
+      const caller = callerOfHanded(request.raw).key;
       // Another caller's stream is as if it did not exist.
       if (token !== null && owners.has(token) && owners.get(token) !== caller) return NOT_FOUND;
-      if (request.method === 'PUT' && reservedBy(budgetKeyOf(request.raw)) >= maxReserved)
+      if (request.method === 'PUT' && reservedBy(callerOfHanded(request.raw).budgetKey) >= maxReserved)
         return tooManyReservations(maxReserved);
       return token ?? randomUUID();
     },
@@ -110,7 +109,7 @@ export function useEventStreams(
       const abort = new AbortController();
       const answer = await relayRequest(fetch, params as RelayedOperation, {
         authorization: request.headers.get('authorization') ?? undefined,
-        clientAddress: clientAddressOf(request.raw),
+        clientAddress: callerOfHanded(request.raw).address,
         abort,
       });
       // A request refused before its operation ran has a status of its own (its one event is the refusal).
@@ -234,7 +233,6 @@ export function useEventStreams(
       body,
       signal: request.signal,
     });
-    rememberClientAddress(read, clientAddressOf(request));
     return read;
   }
 
@@ -242,8 +240,9 @@ export function useEventStreams(
     endStreams() {
       for (const end of connected) end();
     },
-    async onRequest({ url, request, endResponse, fetchAPI }) {
+    async onRequest({ url, request, endResponse, fetchAPI, serverContext }) {
       if (url.pathname !== path) return;
+      const caller = callerOf(serverContext, request);
       // graphql-sse reads the whole body of a POST (its operation) before anything else.
       let incoming = request;
       if (request.method === 'POST' && request.body) {
@@ -251,10 +250,11 @@ export function useEventStreams(
         if (read instanceof Response) return endResponse(read);
         incoming = read;
       }
+      (incoming as HandedRequest).caller = caller;
       // A request for an event stream (graphql-sse reads this exact header) holds a connection open.
       let release: (() => void) | undefined;
       if (request.headers.get('accept') === 'text/event-stream') {
-        const slot = connections.open(clientAddressOf(request));
+        const slot = connections.open(caller.address);
         if (typeof slot !== 'function')
           return endResponse(new fetchAPI.Response(slot.body, { status: slot.status, headers: slot.headers }));
         release = slot;
@@ -273,13 +273,24 @@ export function useEventStreams(
         const token = await response.clone().text();
         const timer = setTimeout(() => void drop(token), reservationMs);
         timer.unref();
-        reservations.set(token, { caller: budgetKeyOf(request), timer });
-        owners.set(token, callerKeyOf(request));
+        reservations.set(token, { caller: caller.budgetKey, timer });
+        owners.set(token, caller.key);
         operations.set(token, { running: 0 });
       }
       endResponse(response);
     },
   };
+}
+
+/**
+ * A request handed to graphql-sse, which passes on only the request to the callbacks: it carries
+ * its caller as a field of its own.
+ */
+type HandedRequest = Request & { caller?: Caller };
+
+/** The caller of a request graphql-sse hands back (see `HandedRequest`). */
+function callerOfHanded(request: Request): Caller {
+  return (request as HandedRequest).caller ?? new Caller(request.headers.get('authorization'), undefined);
 }
 
 /** The stream a request names: its `x-graphql-event-stream-token` header or `token` parameter. */

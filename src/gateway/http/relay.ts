@@ -1,9 +1,14 @@
 import type { ExecutionResult } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import { rememberClientAddress } from '../state/client-address.js';
+
+/** What a transport tells the gateway of a request it relays, as the request's server context. */
+export interface RelayedServerContext {
+  /** Where the caller's connection came from (see `useClientAddress`). */
+  clientAddress?: string | undefined;
+}
 
 /** The gateway's own request handling (`gateway.fetch`), where relayed operations go. */
-export type GatewayFetch = (request: Request) => Promise<Response> | Response;
+export type GatewayFetch = (request: Request, serverContext: RelayedServerContext) => Promise<Response> | Response;
 
 /** An operation as a GraphQL-over-HTTP body carries it. */
 export interface RelayedOperation {
@@ -67,8 +72,7 @@ export async function relayRequest(
     body,
     signal: abort.signal,
   });
-  rememberClientAddress(request, clientAddress);
-  return fetch(request);
+  return fetch(request, { clientAddress });
 }
 
 /** Whether an answer of the gateway is an event stream (the operation runs), not a refusal of the request. */

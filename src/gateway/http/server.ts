@@ -16,6 +16,7 @@ import { useCompressedPages } from './compression.js';
 import { useAnswerText } from './answer-text.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
+import type { RelayedServerContext } from './relay.js';
 import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
 import { corsOptions } from './cors.js';
 import { useCsrfPrevention } from './csrf.js';
@@ -29,6 +30,7 @@ import {
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { upstreamDedupe } from '../upstream/dedupe.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
+import type { TracingPlugin } from '../telemetry/tracing.js';
 import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
@@ -148,8 +150,13 @@ export interface GatewayOptions {
    */
   conversions?: ConverterOptions;
   /**
+   * OpenTelemetry traces (`useTracing`, made where OpenTelemetry is loaded: only when traces are
+   * exported): a plugin of the chain, its spans of upstream calls hooks around the upstream fetch.
+   */
+  tracing?: TracingPlugin;
+  /**
    * More yoga or envelop plugins, run after the gateway's own for every request. A plugin with
-   * `upstreamHooks` (tracing) has them run around every upstream call of the gateway.
+   * `upstreamHooks` has them run around every upstream call of the gateway.
    */
   plugins?: Plugin[];
 }
@@ -162,8 +169,8 @@ export interface Gateway {
   /** Node's request listener of the gateway: `createServer(gateway.handle)`. */
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** The same server for a fetch-API request (tests, embedding). */
-  fetch: YogaServerInstance<Record<string, never>, GatewayContext>['fetch'];
-  yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  fetch: YogaServerInstance<RelayedServerContext, GatewayContext>['fetch'];
+  yoga: YogaServerInstance<RelayedServerContext, GatewayContext>;
   client: RestClient;
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
@@ -204,6 +211,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // come first: like explain, they belong to each GraphQL request; metrics count what is sent.
   const client = upstream.withHooks([
     explainCalls,
+    ...(options.tracing?.upstreamHooks ?? []),
     ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
     // Inside the per-request hooks, outside what counts the platform's requests.
     ...(options.upstreamDedupe === false ? [] : [upstreamDedupe()]),
@@ -226,7 +234,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let draining = false;
   const connections = new OpenConnections(options.connections);
   const eventStreams = useEventStreams(
-    (request): Promise<Response> | Response => yoga.fetch(request),
+    (request, serverContext): Promise<Response> | Response => yoga.fetch(request, serverContext),
     options.eventStreams ?? {},
     { maxRequestBytes: limits.maxRequestBytes, connections },
   );
@@ -239,7 +247,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: persisted.store ?? state.store('apq:', { maxBytes: persisted.maxBytes ?? DEFAULT_PERSISTED_QUERIES_BYTES }),
     ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
   });
-  const yoga = createYoga<Record<string, never>, GatewayContext>({
+  const yoga = createYoga<RelayedServerContext, GatewayContext>({
     // The field hooks: the answer budget of every request, explain of those that ask for it.
     schema: hookFields(schema),
     graphqlEndpoint: '/graphql',
@@ -260,11 +268,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
     // yoga's default would let every origin read every answer, with credentials.
     cors: corsOptions(options.corsOrigins ?? []),
-    context: ({ request }) => {
-      const ctx = createContext(client, request, {
+    context: (initial) => {
+      const ctx = createContext(client, initial, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
-        startedAt: cost.startedAt(request),
+        startedAt: cost.startedAt(initial),
         live,
         converter,
       });
@@ -323,6 +331,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       useFairTurns(),
       // Bodies passed on as they came are written as they came: after every hook that replaces the result.
       useAnswerText(),
+      // Last of the gateway's own, where it has always run: a request refused by an earlier onRequest has no span.
+      ...(options.tracing ? [options.tracing] : []),
       ...(options.plugins ?? []),
     ],
     logging: false,

@@ -254,7 +254,7 @@ interface Relayed {
 
 function relayed(gateway: Gateway, ctx: ConnectionContext, { payload, abort }: Relayed) {
   const { connection } = ctx.extra;
-  return relayOperation((request) => gateway.fetch(request), payload, {
+  return relayOperation((request, serverContext) => gateway.fetch(request, serverContext), payload, {
     authorization: connection.authorization,
     clientAddress: connection.clientAddress,
     abort,

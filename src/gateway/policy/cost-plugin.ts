@@ -2,7 +2,8 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { callerKeyOf } from '../state/caller.js';
+import { partsOf } from '../request-parts.js';
+import { callerOf } from '../state/caller.js';
 import { exceededLimit, NO_COST, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 
@@ -48,6 +49,25 @@ export interface OperationCostOptions {
   introspectionRequiresToken?: boolean;
 }
 
+/** What the cost plugin follows of a request for its `extensions.cost`. */
+interface Costing {
+  /** `performance.now()` when the request arrived. */
+  arrivedAt: number;
+  /** Whether it runs a subscription: each event's time counts from the event's start. */
+  subscription?: boolean;
+  /** The context of the operation it admitted (none when nothing ran: a cache hit, a refusal before execution). */
+  admitted?: GatewayContext;
+}
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** The operation's cost, computed before it runs (see `useOperationCost`); absent when it did not get that far. */
+    cost?: OperationCost | undefined;
+    /** What `useOperationCost` follows of the request for its report. */
+    costing?: Costing | undefined;
+  }
+}
+
 /**
  * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
  * from the document and the variables, and an operation over a limit is refused without any
@@ -59,17 +79,13 @@ export function useOperationCost(
   limits: GatewayLimits,
   options: OperationCostOptions = {},
 ): Plugin & {
-  /** When `request` arrived (now when it was not recorded). */
-  startedAt(request: Request): number;
+  /** When the request of `serverContext` arrived (now when it was not recorded). */
+  startedAt(serverContext: object): number;
 } {
-  const arrivals = new WeakMap<Request, number>();
-  const contexts = new WeakMap<Request, GatewayContext & { cost?: OperationCost }>();
-  const subscribing = new WeakSet<Request>();
-
   /** Computes the operation's cost before it runs, and refuses it, with nothing run, past a limit. */
   function admit(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): void {
-    const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
-    contexts.set(ctx.request, ctx);
+    const ctx = args.contextValue as unknown as GatewayContext;
+    if (ctx.costing) ctx.costing.admitted = ctx;
     const cost = operationCost(
       args.schema,
       args.document,
@@ -79,48 +95,50 @@ export function useOperationCost(
     if (!cost) return;
     ctx.cost = cost;
     const refused =
-      options.introspectionRequiresToken && cost.introspection && callerKeyOf(ctx.request) === 'anonymous'
+      options.introspectionRequiresToken && cost.introspection && callerOf(ctx, ctx.request).key === 'anonymous'
         ? anonymousIntrospection()
         : exceededLimit(cost, limits);
     if (refused) refuse({ errors: [refused] });
   }
   return {
-    startedAt: (request) => arrivals.get(request) ?? performance.now(),
-    onRequest({ request }) {
-      arrivals.set(request, performance.now());
+    startedAt: (serverContext) => partsOf(serverContext).costing?.arrivedAt ?? performance.now(),
+    onRequest({ serverContext }) {
+      partsOf(serverContext).costing = { arrivedAt: performance.now() };
     },
     onExecute: ({ args, setResultAndStopExecution }) => admit(args, setResultAndStopExecution),
     onSubscribe({ args, setResultAndStopExecution }) {
-      subscribing.add((args.contextValue as unknown as { request: Request }).request);
+      const costing = partsOf(args.contextValue as object).costing;
+      if (costing) costing.subscription = true;
       admit(args, setResultAndStopExecution);
     },
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess({ result, setResult, serverContext }) {
       if (Array.isArray(result)) return;
-      if (isResult(result)) setResult(withCost(request, result));
+      const costing = partsOf(serverContext).costing;
+      if (isResult(result)) setResult(withCost(costing, result));
       // @defer and @stream: each payload carries the running cost; the last one the explanation.
       else if (isAsyncIterable(result))
-        setResult(mapAsyncIterator(result, (payload: IncrementalPayload) => withCost(request, payload)));
+        setResult(mapAsyncIterator(result, (payload: IncrementalPayload) => withCost(costing, payload)));
     },
   };
 
   /** Where an answer's time counts from: the request's arrival, or, in a subscription, its event's start. */
-  function startOf(request: Request, ctx: GatewayContext | undefined): number {
-    if (ctx && subscribing.has(request)) return ctx.api.startedAt;
-    return arrivals.get(request) ?? performance.now();
+  function startOf(costing: Costing | undefined, ctx: GatewayContext | undefined): number {
+    if (ctx && costing?.subscription) return ctx.api.startedAt;
+    return costing?.arrivedAt ?? performance.now();
   }
 
-  function withCost<R extends IncrementalPayload>(request: Request, result: R): R {
-    const ctx = contexts.get(request);
+  function withCost<R extends IncrementalPayload>(costing: Costing | undefined, result: R): R {
+    const ctx = costing?.admitted;
     const cost = ctx?.cost ?? NO_COST;
     const report: CostReport = {
       nodes: cost.nodes,
       maxUpstreamRequests: cost.maxUpstreamRequests,
       ...(cost.estimated ? { estimated: true as const } : {}),
-      ...(subscribing.has(request) ? { subscriptions: 1 } : {}),
+      ...(costing?.subscription ? { subscriptions: 1 } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,
       ...(ctx && ctx.work.points > 0 ? { gatewayPoints: ctx.work.points } : {}),
       dedupedRequests: ctx?.api.usage.deduped ?? 0,
-      durationMs: Math.round((performance.now() - startOf(request, ctx)) * 100) / 100,
+      durationMs: Math.round((performance.now() - startOf(costing, ctx)) * 100) / 100,
     };
     const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
     if (ctx?.trace && result.hasNext !== true) extensions.explain = ctx.trace.report();

@@ -3,8 +3,19 @@ import type { ExecutionArgs } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { partsOf } from '../request-parts.js';
 import type { KeyValueStore } from '../state/store.js';
 import { documentHash, MAX_ID_LENGTH } from './manifest.js';
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /**
+     * A document the client sent with its APQ hash, registered once it is about to run (see
+     * `usePersistedDocuments`): noted in `onParams`, before the GraphQL context is built on the same object.
+     */
+    registration?: { hash: string; document: string } | undefined;
+  }
+}
 
 /** Options of `usePersistedDocuments`. */
 export interface PersistedOperationsOptions {
@@ -60,7 +71,7 @@ export function usePersistedDocuments(options: PersistedOperationsOptions): Pers
         throw refusal('provided sha does not match query', 'PERSISTED_QUERY_HASH_MISMATCH', 400);
       }
       // Noted on the context (which yoga extends into the operation's): registered if it runs.
-      if (!manifest.has(hash)) (context as Partial<GatewayContext>).registration = { hash, document: params.query };
+      if (!manifest.has(hash)) partsOf(context).registration = { hash, document: params.query };
     },
   };
   const registerRunning = async ({ args }: { args: ExecutionArgs }) => {

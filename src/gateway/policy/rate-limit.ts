@@ -1,12 +1,12 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
-import type { GatewayContext, RateLimitStatus } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
+import { partsOf } from '../request-parts.js';
+import { callerOf } from '../state/caller.js';
 import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
 import { getCurrentUser } from '../upstream/users.js';
-import type { OperationCost } from './cost.js';
 import { DEFAULT_LIMITS } from './limits.js';
 
 /** Options of `useRateLimits`. */
@@ -60,7 +60,30 @@ interface Reservation {
   settled?: BudgetState;
 }
 
-type RequestContext = GatewayContext & { request: Request; cost?: OperationCost };
+/** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */
+export interface RateLimitStatus {
+  /** Points per window. */
+  limit: number;
+  /**
+   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`, at most
+   * what was left); in `extensions.rateLimit`, what it was charged (its `upstreamRequests` and its
+   * `gatewayPoints`).
+   */
+  cost: number;
+  /** Points left in the window (0 when nothing is, the budget below zero included). */
+  remaining: number;
+  /** When the budget is whole again (ISO 8601). */
+  resetAt: string;
+}
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** The operation's take of its caller's budget (see `useRateLimits`), once it reserved one. */
+    reservation?: Reservation | undefined;
+    /** The caller's budget after this operation's reservation, when rate limits are on (the graph's `rateLimit`). */
+    rateLimit?: RateLimitStatus | undefined;
+  }
+}
 
 /**
  * Cost-based rate limits per caller: each caller (a hash of its token; without one, of its client
@@ -95,7 +118,6 @@ export function useRateLimits(
   /** Where replicas tell each other of the tokens the platform accepted (hashes, for a window). */
   accepted?: KeyValueStore,
 ): Plugin {
-  const reservations = new WeakMap<Request, Reservation>();
   const maxPoints = options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests;
   const tokenChecks = options.tokenChecks ?? TOKEN_CHECKS;
 
@@ -118,21 +140,22 @@ export function useRateLimits(
   }
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
-    const context = args.contextValue as unknown as RequestContext;
-    const key = budgetKeyOf(context.request);
+    const context = args.contextValue as unknown as GatewayContext;
+    const caller = callerOf(context, context.request);
+    const key = caller.budgetKey;
     const points = Math.min(context.cost?.maxUpstreamRequests ?? 0, maxPoints);
     const state = await budgets.take(key, points, options.points, options.windowMs);
     if (!state) {
       if (!options.failOpen) refuse({ errors: [unreadableBudget()] });
       return;
     }
-    const token = callerKeyOf(context.request) !== 'anonymous';
+    const token = caller.key !== 'anonymous';
     const reservation: Reservation = { key, state, context, token };
-    reservations.set(context.request, reservation);
+    context.reservation = reservation;
     context.rateLimit = status(options.points, state.taken, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
     if (!token) return;
-    const address = addressKeyOf(context.request, 'unverified');
+    const address = caller.addressKey('unverified');
     if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
     if (addressState?.admitted) {
@@ -158,11 +181,11 @@ export function useRateLimits(
    * (counted in its cost and bound, and shared with the `viewer` it may read).
    */
   async function check(
-    context: RequestContext,
+    context: GatewayContext,
     key: string,
     spentAddress: BudgetState,
   ): Promise<GatewayError | undefined> {
-    const checksKey = addressKeyOf(context.request, 'token-checks')!;
+    const checksKey = callerOf(context, context.request).addressKey('token-checks')!;
     const checks = await budgets.take(checksKey, 1, tokenChecks.checks, tokenChecks.windowMs);
     if (!checks) return options.failOpen ? undefined : unreadableBudget();
     if (!checks.admitted) return spentAddressBudget(options, spentAddress, checks, false);
@@ -198,8 +221,8 @@ export function useRateLimits(
   }
 
   /** `extensions.rateLimit` of an answer: what it spent, and what is left. */
-  async function report(request: Request, last: boolean): Promise<RateLimitStatus | undefined> {
-    const reservation = reservations.get(request);
+  async function report(request: Request, serverContext: object, last: boolean): Promise<RateLimitStatus | undefined> {
+    const reservation = partsOf(serverContext).reservation;
     if (reservation) {
       // A subscription's later events report the budget as it was settled at the first.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
@@ -208,17 +231,17 @@ export function useRateLimits(
       return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
-    const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
+    const state = await budgets.take(callerOf(serverContext, request).budgetKey, 0, options.points, options.windowMs);
     return state && status(options.points, 0, state);
   }
 
   return {
     onExecute: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
     onSubscribe: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
-    async onResultProcess({ request, result, setResult }) {
+    async onResultProcess({ request, result, setResult, serverContext }) {
       if (Array.isArray(result)) return;
       if (!isAsyncIterable(result)) {
-        setResult(withReport(result, await report(request, true)));
+        setResult(withReport(result, await report(request, serverContext, true)));
         return;
       }
       // Answers in parts settle with their last part; subscriptions with their first event.
@@ -229,12 +252,12 @@ export function useRateLimits(
           async (payload: ExecutionResult & { hasNext?: boolean }) => {
             events += 1;
             const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
-            return withReport(payload, await report(request, last));
+            return withReport(payload, await report(request, serverContext, last));
           },
           undefined,
           // An answer cut short (the client went away before its last part or first event) is settled too.
           () => {
-            const reservation = reservations.get(request);
+            const reservation = partsOf(serverContext).reservation;
             if (reservation) void settle(reservation);
           },
         ),

@@ -1,4 +1,4 @@
-import type { RateLimitStatus } from '../context.js';
+import type { RateLimitStatus } from '../policy/rate-limit.js';
 import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { addressGroup, clientAddressOf } from './client-address.js';
+import { partsOf } from '../request-parts.js';
+import { addressGroup } from './client-address.js';
 
 /**
  * The key of a caller in the gateway's state (response cache entries, budgets, subscription polls):
@@ -26,21 +27,6 @@ function canonicalToken(token: string): string {
   return signed ? `${signed[1]}.${Buffer.from(signed[2]!, 'base64url').toString('base64url')}` : token;
 }
 
-const keysOfRequests = new WeakMap<Request, string>();
-
-/**
- * The caller key of one request, hashed once however many plugins ask (the response cache, the
- * budget, its report): the memo lives as long as the request does.
- */
-export function callerKeyOf(request: Request): string {
-  let key = keysOfRequests.get(request);
-  if (key === undefined) {
-    key = callerKey(request.headers.get('authorization'));
-    keysOfRequests.set(request, key);
-  }
-  return key;
-}
-
 /**
  * The budgets of a client address, each apart so that spending one locks no other out: what its
  * callers without a token spend (`anonymous`), what its tokens the platform has not accepted yet
@@ -50,21 +36,59 @@ export function callerKeyOf(request: Request): string {
 export type AddressBudget = 'anonymous' | 'unverified' | 'token-checks';
 
 /**
- * The budget key of where a request came from: `budget` and a hash of its client address's group
- * (an IPv6 client by its /64, see `addressGroup`; no address is stored either), or undefined when
- * its transport could not tell (an in-process request).
+ * Who sent a request: its credentials and, when its transport could tell, its client address.
+ * Hashed once, when first asked for, however many plugins ask (the response cache, the budget,
+ * its report).
  */
-export function addressKeyOf(request: Request, budget: AddressBudget = 'anonymous'): string | undefined {
-  const address = clientAddressOf(request);
-  return address && `${budget}:${createHash('sha256').update(addressGroup(address)).digest('base64url')}`;
+export class Caller {
+  #key: string | undefined;
+
+  constructor(
+    private readonly authorization: string | null | undefined,
+    /** Where the request came from (see `clientAddress`), when its transport could tell. */
+    readonly address: string | undefined,
+  ) {}
+
+  /** The caller's key (see `callerKey`). */
+  get key(): string {
+    this.#key ??= callerKey(this.authorization);
+    return this.#key;
+  }
+
+  /**
+   * The budget key of where the request came from: `budget` and a hash of its client address's
+   * group (an IPv6 client by its /64, see `addressGroup`; no address is stored either), or
+   * undefined when its transport could not tell (an in-process request).
+   */
+  addressKey(budget: AddressBudget = 'anonymous'): string | undefined {
+    const address = this.address;
+    return address && `${budget}:${createHash('sha256').update(addressGroup(address)).digest('base64url')}`;
+  }
+
+  /**
+   * Whose budget the request spends (rate limits, the subscriptions a caller holds): its
+   * credentials', or, for a caller without any, its client address's, so that one anonymous
+   * client cannot spend every other's.
+   */
+  get budgetKey(): string {
+    const key = this.key;
+    return key === 'anonymous' ? (this.addressKey() ?? key) : key;
+  }
+}
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** Who sent the request (see `useClientAddress`, which adds it from the request's first hook). */
+    caller?: Caller | undefined;
+  }
 }
 
 /**
- * Whose budget a request spends (rate limits, the subscriptions a caller holds): its credentials',
- * or, for a caller without any, its client address's, so that one anonymous client cannot spend
- * every other's.
+ * The caller of a request, kept on its server context: added by the chain's first hooks, or made
+ * here from its credentials alone for a request that came another way.
  */
-export function budgetKeyOf(request: Request): string {
-  const key = callerKeyOf(request);
-  return key === 'anonymous' ? (addressKeyOf(request) ?? key) : key;
+export function callerOf(serverContext: object, request: Request): Caller {
+  const parts = partsOf(serverContext);
+  parts.caller ??= new Caller(request.headers.get('authorization'), undefined);
+  return parts.caller;
 }

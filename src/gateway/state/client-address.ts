@@ -2,9 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 
 // With the state rather than the HTTP front: a caller without credentials is known by its address
-// (`addressKeyOf`), and the front only records it (`useClientAddress`).
-
-const addresses = new WeakMap<Request, string>();
+// (`Caller.addressKey`), and the front only records it (`useClientAddress`).
 
 /**
  * The address of the client behind a connection. With `trustedProxies` 0, the peer's own. Behind
@@ -22,16 +20,6 @@ export function clientAddress(peer: IncomingMessage | undefined, trustedProxies:
     .map((hop) => hop.trim())
     .filter(Boolean);
   return hops.length >= trustedProxies ? hops[hops.length - trustedProxies] : own;
-}
-
-/** Records where a request came from: a transport that relays operations as requests of its own (WebSocket, SSE). */
-export function rememberClientAddress(request: Request, address: string | undefined): void {
-  if (address) addresses.set(request, address);
-}
-
-/** Where a request came from, when its transport could tell. */
-export function clientAddressOf(request: Request): string | undefined {
-  return addresses.get(request);
 }
 
 /**

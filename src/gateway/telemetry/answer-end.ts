@@ -3,29 +3,36 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 type ResultProcess = Parameters<NonNullable<Plugin['onResultProcess']>>[0];
 
 /**
- * When a request's answer has left, for what reports on it (the operation log, the trace): at its
- * response for a single answer; after its last part for an answer in parts (@defer, @stream, a
- * subscription), whose headers leave with its first part.
+ * What a plugin that reports on a request's answer (the operation log, the trace) keeps of it in
+ * its part of the request's context, to know when the answer has left.
  */
-export function answerEnds(finish: (request: Request, status: number) => void) {
-  const inParts = new WeakMap<Request, { status: number }>();
+export interface AnswerEnding {
+  /** Set for an answer in parts: the status its response left with, once it did. */
+  inParts?: { status: number } | undefined;
+}
+
+/**
+ * When a request's answer has left, for what reports on it: at its response for a single answer;
+ * after its last part for an answer in parts (@defer, @stream, a subscription), whose headers
+ * leave with its first part. `finish` is called once the answer has left, with its status.
+ */
+export function answerEnds<E extends AnswerEnding>(finish: (ending: E, status: number) => void) {
   return {
     /**
      * For an answer in parts: passes each payload through `each` and finishes after the last;
      * true then. False for a single answer, which `responded` finishes.
      */
-    follow({ request, result, setResult }: ResultProcess, each: <P>(payload: P) => P): boolean {
+    follow(ending: E, { result, setResult }: ResultProcess, each: <P>(payload: P) => P): boolean {
       if (!isAsyncIterable(result)) return false;
       const sent = { status: 200 };
-      inParts.set(request, sent);
-      setResult(mapAsyncIterator(result, each, undefined, () => finish(request, sent.status)));
+      ending.inParts = sent;
+      setResult(mapAsyncIterator(result, each, undefined, () => finish(ending, sent.status)));
       return true;
     },
     /** The response left (`onResponse`): finishes a single answer, notes the status of one in parts. */
-    responded(request: Request, status: number): void {
-      const sent = inParts.get(request);
-      if (sent) sent.status = status;
-      else finish(request, status);
+    responded(ending: E, status: number): void {
+      if (ending.inParts) ending.inParts.status = status;
+      else finish(ending, status);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { partsOf, type RequestParts } from '../request-parts.js';
 import type { RestClient } from '../upstream/client.js';
 import { exchangeOf, type UpstreamHook } from '../upstream/hooks.js';
 import type { OperationReport, OperationSink } from './operations.js';
@@ -84,6 +85,12 @@ export function createMetrics(client: RestClient): GatewayMetrics {
     help: 'HTTP requests the gateway is answering now.',
     registers,
   });
+  /** A request counted in flight is no longer: once, whether its answer left or its client went away first. */
+  const leaves = (parts: Partial<RequestParts>) => {
+    if (!parts.inFlight) return;
+    parts.inFlight = false;
+    inFlight.dec();
+  };
 
   const sharedStateErrors = new Counter({
     name: 'graphql_gateway_shared_state_errors_total',
@@ -139,9 +146,8 @@ export function createMetrics(client: RestClient): GatewayMetrics {
       if (report.cacheHit !== null) cacheLookups.inc({ result: report.cacheHit ? 'hit' : 'miss' });
     },
     plugin({ exposed }) {
-      const counted = new WeakSet<Request>();
       return {
-        onRequest({ request, url, endResponse, fetchAPI }) {
+        onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
           if (exposed && url.pathname === '/metrics' && request.method === 'GET') {
             return registry
               .metrics()
@@ -149,17 +155,23 @@ export function createMetrics(client: RestClient): GatewayMetrics {
                 endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })),
               );
           }
-          counted.add(request);
+          const parts = partsOf(serverContext);
+          parts.inFlight = true;
           inFlight.inc();
           // A client that leaves gets no onResponse.
-          request.signal?.addEventListener('abort', () => counted.delete(request) && inFlight.dec(), { once: true });
+          request.signal?.addEventListener('abort', () => leaves(parts), { once: true });
         },
-        onResponse({ request }) {
-          if (counted.delete(request)) inFlight.dec();
-        },
+        onResponse: ({ serverContext }) => leaves(partsOf(serverContext)),
       };
     },
   };
+}
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** Whether the request is counted in `graphql_gateway_requests_in_flight` (see `plugin`). */
+    inFlight?: boolean | undefined;
+  }
 }
 
 function outcomeOf(report: OperationReport): string {

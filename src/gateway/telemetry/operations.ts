@@ -6,8 +6,9 @@ import {
   type GraphQLError,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { answerEnds } from './answer-end.js';
+import { type AnswerEnding, answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
+import { partsOf } from '../request-parts.js';
 import { requestIdOf } from './request-id.js';
 
 /** What one GraphQL request came to, once its answer left or its client went away. */
@@ -32,16 +33,26 @@ export interface OperationReport {
 /** Where reports go: the operation log, the metrics. */
 export type OperationSink = (report: OperationReport) => void;
 
-/** What is known of a request until its answer leaves. */
-interface Pending {
+/** What is known of a request until its answer leaves: the operation log's part of its context. */
+interface Pending extends AnswerEnding {
+  /** Set once its report is made: a request has one. */
+  reported?: boolean;
+  requestId: string;
   startedAt: number;
   operationName: string | null;
   operationType: string | null;
-  context?: GatewayContext & { cost?: { maxUpstreamRequests: number } };
+  context?: GatewayContext;
   errorCodes: string[];
   cacheHit: boolean | null;
   /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */
   fromText?: { type: string | null; name: string | null };
+}
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** What the operation reports know of the request until its answer leaves (see `useOperationReports`). */
+    operationReport?: Pending | undefined;
+  }
 }
 
 const MAX_NAME = 100;
@@ -70,15 +81,12 @@ export function operationOf(
  * variable value or document text is ever in a report.
  */
 export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
-  const pending = new WeakMap<Request, Pending>();
-
-  function finish(request: Request, status: number): void {
-    const entry = pending.get(request);
-    if (!entry) return;
-    pending.delete(request);
+  function finish(entry: Pending, status: number): void {
+    if (entry.reported) return;
+    entry.reported = true;
     const named = entry.cacheHit && entry.fromText ? entry.fromText : undefined;
     const report: OperationReport = {
-      requestId: requestIdOf(request),
+      requestId: entry.requestId,
       operationName: named ? named.name : entry.operationName,
       operationType: named ? named.type : entry.operationType,
       status,
@@ -91,12 +99,12 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     for (const sink of sinks) sink(report);
   }
 
-  const ends = answerEnds(finish);
+  const ends = answerEnds<Pending>(finish);
 
   /** What the document tells of the operation a request runs, once it is about to run. */
   function named(args: ExecutionArgs): void {
-    const context = args.contextValue as unknown as Pending['context'] & { request: Request };
-    const entry = pending.get(context.request);
+    const context = args.contextValue as unknown as NonNullable<Pending['context']>;
+    const entry = context.operationReport;
     if (!entry) return;
     const operation = operationOf(args.document, args.operationName);
     entry.context = context;
@@ -105,21 +113,23 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
   }
 
   return {
-    onRequest({ request, url }) {
+    onRequest({ request, url, serverContext }) {
       if (!isOperationPath(url.pathname)) return;
-      pending.set(request, {
+      const entry: Pending = {
+        requestId: requestIdOf(serverContext, request),
         startedAt: performance.now(),
         operationName: null,
         operationType: null,
         errorCodes: [],
         cacheHit: null,
-      });
+      };
+      partsOf(serverContext).operationReport = entry;
       // A client that leaves before its answer gets no onResponse: its report is made here.
-      request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
+      request.signal?.addEventListener('abort', () => finish(entry, 499), { once: true });
     },
-    onParams({ request, params }) {
+    onParams({ params, context }) {
       // Known before anything runs: an answer from the response cache never reaches onExecute.
-      const entry = pending.get(request);
+      const entry = partsOf(context).operationReport;
       if (!entry || typeof params.query !== 'string') return;
       const head = OPERATION_HEAD.exec(params.query);
       entry.fromText = {
@@ -132,8 +142,8 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     onExecute: ({ args }) => named(args),
     onSubscribe: ({ args }) => named(args),
     onResultProcess(process) {
-      const { request, result } = process;
-      const entry = pending.get(request);
+      const { result, serverContext } = process;
+      const entry = partsOf(serverContext).operationReport;
       if (!entry) return;
       const codes = new Set<string>();
       const each = <P>(payload: P): P => {
@@ -143,13 +153,16 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
         entry.errorCodes = [...codes];
         return payload;
       };
-      if (ends.follow(process, each)) return;
+      if (ends.follow(entry, process, each)) return;
       const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
       entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
       const cached = (results[0]?.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
       if (cached) entry.cacheHit = cached.hit === true;
     },
-    onResponse: ({ request, response }) => ends.responded(request, response.status),
+    onResponse({ response, serverContext }) {
+      const entry = partsOf(serverContext).operationReport;
+      if (entry) ends.responded(entry, response.status);
+    },
   };
 }
 

@@ -12,19 +12,36 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Plugin } from 'graphql-yoga';
-import { answerEnds } from './answer-end.js';
+import { type AnswerEnding, answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
-import { exchangeOf, type Exchange, type UpstreamHook } from '../upstream/hooks.js';
+import { partsOf } from '../request-parts.js';
+import { exchangeOf, type Exchange, type UpstreamHook, type UpstreamSpan } from '../upstream/hooks.js';
 import { isOperationPath, operationOf } from './operations.js';
-import { setRequestSpan } from './request-span.js';
 
 const propagator = new W3CTraceContextPropagator();
 
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /**
+     * What the request's upstream calls carry when it is traced: the W3C `traceparent` (the
+     * upstream's spans join the operation's trace) and the parent of their spans.
+     */
+    span?: UpstreamSpan | undefined;
+    /** The request's own span, when it is traced (see `useTracing`). */
+    traced?: Traced | undefined;
+  }
+}
+
 /** A request's span and the context its children start in. */
-interface Traced {
+interface Traced extends AnswerEnding {
   span: Span;
   context: Context;
+  /** Set once the span ended: nothing more is added to it. */
+  ended?: boolean;
 }
+
+/** The tracing plugin: a plugin of the chain, with its hooks around the upstream fetch. */
+export type TracingPlugin = Plugin & { upstreamHooks: UpstreamHook[] };
 
 /**
  * OpenTelemetry traces: a span per GraphQL request (named after its operation, with its type and
@@ -32,17 +49,15 @@ interface Traced {
  * template, status, retries). A client's W3C `traceparent` makes the request's span its child, and
  * every upstream request carries the operation's own, so the platform's spans join the trace.
  */
-export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHook[] } {
-  const traced = new WeakMap<Request, Traced>();
-  const ends = answerEnds(finish);
+export function useTracing(tracer: Tracer): TracingPlugin {
+  const ends = answerEnds<Traced>(finish);
 
-  function child(request: Request | undefined, name: string): Span | undefined {
-    const parent = request && traced.get(request);
-    return parent && tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent.context);
+  function child(parent: Traced | undefined, name: string): Span | undefined {
+    return parent && !parent.ended ? tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent.context) : undefined;
   }
 
   return {
-    onRequest({ request, url }) {
+    onRequest({ request, url, serverContext }) {
       if (!isOperationPath(url.pathname)) return;
       const parent = propagator.extract(ROOT_CONTEXT, headersOf(request), defaultTextMapGetter);
       const span = tracer.startSpan(
@@ -51,28 +66,27 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
         parent,
       );
       const context = trace.setSpan(parent, span);
-      traced.set(request, { span, context });
+      const root: Traced = { span, context };
       const carrier: Record<string, string> = {};
       propagator.inject(context, carrier, defaultTextMapSetter);
-      setRequestSpan(request, { traceparent: carrier.traceparent!, parent: context });
-      request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
+      const parts = partsOf(serverContext);
+      parts.traced = root;
+      parts.span = { traceparent: carrier.traceparent!, parent: context };
+      request.signal?.addEventListener('abort', () => finish(root, 499), { once: true });
     },
     onParse({ context }) {
-      const span = child((context as { request?: Request }).request, 'graphql.parse');
+      const span = child(partsOf(context).traced, 'graphql.parse');
       return ({ result }) => end(span, result instanceof Error ? result : undefined);
     },
     onValidate({ context }) {
-      const span = child((context as { request?: Request }).request, 'graphql.validate');
+      const span = child(partsOf(context).traced, 'graphql.validate');
       return ({ valid }) => end(span, valid ? undefined : new Error('invalid document'));
     },
     onExecute({ args }) {
-      const ctx = args.contextValue as unknown as GatewayContext & {
-        request: Request;
-        cost?: { maxUpstreamRequests: number };
-      };
-      const root = traced.get(ctx.request);
+      const ctx = args.contextValue as unknown as GatewayContext;
+      const root = ctx.traced;
       nameRoot(root, args);
-      const span = child(ctx.request, 'graphql.execute');
+      const span = child(root, 'graphql.execute');
       return {
         onExecuteDone() {
           root?.span.setAttributes({
@@ -84,12 +98,11 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
       };
     },
     onSubscribe({ args }) {
-      const ctx = args.contextValue as unknown as { request: Request };
-      nameRoot(traced.get(ctx.request), args);
+      nameRoot(partsOf(args.contextValue as object).traced, args);
     },
     onResultProcess(process) {
-      const { request, result } = process;
-      const root = traced.get(request);
+      const { result, serverContext } = process;
+      const root = partsOf(serverContext).traced;
       if (!root) return;
       const failed = (payload: unknown) => {
         const [first] = (payload as { errors?: Array<{ extensions?: { code?: unknown } }> }).errors ?? [];
@@ -98,10 +111,13 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
         return payload;
       };
       // An answer in parts (@defer, @stream, a subscription): the operation's span lasts until its last part.
-      if (ends.follow(process, failed as <P>(payload: P) => P)) return;
+      if (ends.follow(root, process, failed as <P>(payload: P) => P)) return;
       for (const one of Array.isArray(result) ? result : [result]) failed(one);
     },
-    onResponse: ({ request, response }) => ends.responded(request, response.status),
+    onResponse({ response, serverContext }) {
+      const root = partsOf(serverContext).traced;
+      if (root) ends.responded(root, response.status);
+    },
     // A span per upstream call of a traced request, each request its own (outside the sharing of reads in flight).
     upstreamHooks: [
       {
@@ -115,10 +131,9 @@ export function useTracing(tracer: Tracer): Plugin & { upstreamHooks: UpstreamHo
     ],
   };
 
-  function finish(request: Request, status: number): void {
-    const root = traced.get(request);
-    if (!root) return;
-    traced.delete(request);
+  function finish(root: Traced, status: number): void {
+    if (root.ended) return;
+    root.ended = true;
     root.span.setAttribute('http.response.status_code', status);
     if (status >= 500 || status === 499) root.span.setStatus({ code: SpanStatusCode.ERROR });
     root.span.end();

@@ -2,6 +2,7 @@ import { mapAsyncIterator } from 'graphql-yoga';
 import type { GatewayContext } from '../../context.js';
 import { BadUserInputError, GatewayError } from '../../errors.js';
 import { platformKey, readOwnedId } from './ids.js';
+import { callerOf } from '../../state/caller.js';
 import type { ReadApi } from '../../upstream/request.js';
 import { attachLoaders, clearLoaders } from './loaders.js';
 
@@ -24,7 +25,7 @@ export function follow<T>(
   const versions = ctx.live.watch({
     resource,
     authorization: ctx.api.authorization,
-    caller: ctx.budgetKey(),
+    caller: callerOf(ctx, ctx.request).budgetKey,
     read,
     version,
     signal: ctx.api.signal,
