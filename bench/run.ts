@@ -338,8 +338,8 @@ const MEMORY_SPACE = {
   ),
 };
 
-/** The gateway alone: upstream answers come from memory (undici MockAgent), one request at a time. */
-async function gatewayAlone(): Promise<void> {
+/** A gateway whose one upstream answer, `GET /v1/spaces/s1`, comes from memory (undici MockAgent). */
+function memoryGateway() {
   const agent = new MockAgent();
   agent.disableNetConnect();
   agent
@@ -351,6 +351,18 @@ async function gatewayAlone(): Promise<void> {
     client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
     graphiql: { enabled: false },
   });
+  return {
+    gateway,
+    close: async () => {
+      await gateway.close();
+      await agent.close();
+    },
+  };
+}
+
+/** The gateway alone: upstream answers come from memory (undici MockAgent), one request at a time. */
+async function gatewayAlone(): Promise<void> {
+  const { gateway, close } = memoryGateway();
   const body = JSON.stringify({
     query: 'query ($id: ID!) { space(id: $id) { platformId title visibility } }',
     variables: { id: 's1' },
@@ -367,8 +379,7 @@ async function gatewayAlone(): Promise<void> {
   };
   await load(scaled(500, 10), 1, once);
   const alone = await load(OVERHEAD_REQUESTS, 1, once);
-  await gateway.close();
-  await agent.close();
+  await close();
   console.log(`\n## The gateway alone, upstream in memory, ${OVERHEAD_REQUESTS} requests one at a time\n`);
   console.log('| query | p50 ms | p99 ms | requests/s |');
   console.log('|---|---:|---:|---:|');
@@ -383,17 +394,7 @@ async function gatewayAlone(): Promise<void> {
  * time, with and without `x-explain`. CPU of this process per read, median of 7 runs.
  */
 async function fieldHooks(): Promise<void> {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  agent
-    .get('http://upstream.test')
-    .intercept({ path: '/v1/spaces/s1', method: 'GET' })
-    .reply(200, MEMORY_SPACE)
-    .persist();
-  const gateway = createGateway({
-    client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
-    graphiql: { enabled: false },
-  });
+  const { gateway, close } = memoryGateway();
   const aliases = Array.from(
     { length: 40 },
     (_, index) =>
@@ -428,8 +429,7 @@ async function fieldHooks(): Promise<void> {
   for (let index = 0; index < scaled(200, 2); index += 1) await read(index % 2 === 0);
   const plain = await cpuPerRead(false);
   const explained = await cpuPerRead(true);
-  await gateway.close();
-  await agent.close();
+  await close();
   console.log(
     `\n## Per-field work: 40 aliases × 10 fields of one space (440 fields), ${reads} reads one at a time, median of ${runs} runs\n`,
   );
