@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
  * process it measures with BENCH_CPU_PROF=<dir>): self time by origin (a file of the project's
  * `src/`, a package, Node's own code, the garbage collector) and the functions that take the most,
  * each located in its source through the bundle's source map. Shares are of the time the process
- * was busy (idle left out); the garbage collector's is the GC share the profile sees.
+ * was busy (idle left out); the garbage collector's is the GC share the profile sees. Then the
+ * total time of the project's own functions: a sample counts for every one of them on its stack,
+ * once each, so a plugin's hook shows what it costs with all it calls.
  *
  *   npx tsx bench/profile.ts <file.cpuprofile> [how many functions, default 25]
  */
@@ -16,6 +18,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
+  parent?: number;
 }
 
 interface Profile {
@@ -100,3 +103,33 @@ console.log(
 );
 table('origin', byOrigin, 20);
 table('function (source)', byFunction, top);
+
+// Total time per project function: each sample's time for every distinct project frame on its stack.
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+for (const node of profile.nodes) for (const child of node.children ?? []) byId.get(child)!.parent = node.id;
+const projectName = new Map<number, string | undefined>();
+function projectFrame(node: ProfileNode): string | undefined {
+  if (!projectName.has(node.id)) {
+    const { where, origin } = locate(node.callFrame);
+    projectName.set(
+      node.id,
+      origin.startsWith('src/') ? `${node.callFrame.functionName || '(anonymous)'} (${where})` : undefined,
+    );
+  }
+  return projectName.get(node.id);
+}
+const total = new Map<string, number>();
+for (const [id, ms] of self) {
+  const seen = new Set<string>();
+  for (let node = byId.get(id); node; node = node.parent === undefined ? undefined : byId.get(node.parent)) {
+    const name = projectFrame(node);
+    if (name && !seen.has(name)) {
+      seen.add(name);
+      total.set(name, (total.get(name) ?? 0) + ms);
+    }
+  }
+}
+console.log(
+  '\nTotal: the time of each project function with everything it called (a sample counts once per function).',
+);
+table('project function (source), total', total, top);

@@ -1,6 +1,6 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changesAccess, entitiesOfWrite } from '../../src/gateway/cache/response-cache.js';
+import { changesAccess, entitiesOfWrite, responseCacheKey } from '../../src/gateway/cache/response-cache.js';
 import * as op from '../../src/gateway/upstream/contract/operations.js';
 import type { Write } from '../../src/gateway/upstream/request.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
@@ -135,6 +135,40 @@ describe('the response cache', () => {
       /^graphql_gateway_operations_total\{operation_name="CachedSpace",operation_type="query",outcome="success"\} \d+/m,
     );
     expect(text).not.toMatch(/outcome="refused"/);
+  });
+});
+
+describe('the key of an answer', () => {
+  const key = (variableValues: Record<string, unknown>, sessionId = 'alice', operationName: string | null = 'Q') =>
+    responseCacheKey({
+      documentString: 'query Q($a: Int, $b: Int) { a: __typename }',
+      operationName,
+      variableValues,
+      sessionId,
+      context: {},
+      request: new Request('http://gateway.test/graphql'),
+    });
+
+  it('is one for equal variables written in another order, nested objects included', () => {
+    expect(key({ a: 1, b: { c: [1, { d: 2, e: 3 }], f: null } })).toBe(
+      key({ b: { f: null, c: [1, { e: 3, d: 2 }] }, a: 1 }),
+    );
+    // A variable given as undefined is one left out, as JSON sends it.
+    expect(key({ a: 1, b: undefined })).toBe(key({ a: 1 }));
+  });
+
+  it('differs with the variables, their types, the operation and the caller', () => {
+    const keys = [
+      key({ a: 1 }),
+      key({ a: '1' }),
+      key({ a: 2 }),
+      key({ a: 1, b: null }),
+      key({ a: [1] }),
+      key({ a: 1 }, 'finn'),
+      key({ a: 1 }, 'alice', null),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const one of keys) expect(one).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 

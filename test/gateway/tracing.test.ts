@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
@@ -82,6 +82,44 @@ describe('traces', () => {
         `00-${TRACE_ID}-${root.spanContext().spanId}-01`,
         `00-${TRACE_ID}-${root.spanContext().spanId}-01`,
       ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('makes only the root span of a trace the sampler drops, and still sends its context upstream, unsampled', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({
+      sampler: samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    const tracer = provider.getTracer('test');
+    let started = 0;
+    const counting: Tracer = {
+      startSpan: (...args: Parameters<Tracer['startSpan']>) => {
+        started += 1;
+        return tracer.startSpan(...args);
+      },
+      startActiveSpan: tracer.startActiveSpan.bind(tracer),
+    };
+    const gateway = createGateway({
+      upstreamUrl: proxy.url,
+      graphiql: { enabled: false },
+      tracing: useTracing(counting),
+    });
+    try {
+      proxy.reset();
+      // The client declined its trace (flags 00): parent-based sampling drops it.
+      const answer = await run(gateway, { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-00` });
+      expect(answer.errors).toBeUndefined();
+      await provider.forceFlush();
+      expect(exporter.getFinishedSpans()).toEqual([]);
+      // The request's own span, none for its steps or its 2 upstream requests.
+      expect(started).toBe(1);
+      const sent = proxy.requests.map((one) => one.headers.traceparent);
+      expect(sent).toHaveLength(2);
+      expect(sent[0]).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
+      expect(sent[1]).toBe(sent[0]);
     } finally {
       await gateway.close();
     }

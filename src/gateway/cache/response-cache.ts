@@ -1,4 +1,5 @@
-import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
+import { createHash } from 'node:crypto';
+import { type BuildResponseCacheKeyFunction, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
 import type { Write } from '../upstream/request.js';
@@ -123,6 +124,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
     session: (request, context) => callerOf(context, request).key,
+    buildResponseCacheKey: responseCacheKey,
     enabled: (request, context) =>
       request.headers.get('x-explain') !== '1' &&
       partsOf(context).answerInParts !== true &&
@@ -152,6 +154,34 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     onResultProcess: () => cache.settled(),
   };
   return [markInParts, responseCache, forgetWrittenParents];
+}
+
+/**
+ * The key of an answer: a hash of its document, operation, variables (keys sorted, so that their
+ * order does not matter) and caller. The plugin's default hashes the same text through WebCrypto,
+ * which hands each digest to a thread and back: 5 % of the gateway's CPU per read, against a few
+ * microseconds here on the request's own turn.
+ */
+export const responseCacheKey: BuildResponseCacheKeyFunction = ({
+  documentString,
+  operationName,
+  variableValues,
+  sessionId,
+}) =>
+  createHash('sha256')
+    .update(documentString)
+    .update(`|${operationName ?? ''}|${sortedJson(variableValues ?? {})}|${sessionId ?? ''}`)
+    .digest('hex');
+
+/** JSON of `value` with every object's keys in order: one text for equal variables, however they were written. */
+function sortedJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  const entries = Object.keys(value)
+    .sort()
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`);
+  return `{${entries.join(',')}}`;
 }
 
 /**

@@ -154,7 +154,8 @@ export function useRateLimits(
     context.reservation = reservation;
     context.rateLimit = status(options.points, state.taken, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
-    if (!token) return;
+    // A token the platform accepted spends its own budget alone: nothing to hash for it.
+    if (!token || knownTokens.has(key)) return;
     const address = caller.addressKey('unverified');
     if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
@@ -280,8 +281,17 @@ function status(limit: number, cost: number, state: BudgetState): RateLimitStatu
     limit,
     cost,
     remaining: Math.max(0, limit - state.used),
-    resetAt: new Date(state.resetAt).toISOString(),
+    resetAt: isoTime(state.resetAt),
   };
+}
+
+/** The last time written out, and its text: every request of a window ends it at the same time. */
+let lastTime = { time: Number.NaN, text: '' };
+
+/** `time` (ms since the epoch) as ISO 8601 text, written once per distinct value in a row. */
+function isoTime(time: number): string {
+  if (lastTime.time !== time) lastTime = { time, text: new Date(time).toISOString() };
+  return lastTime.text;
 }
 
 /**

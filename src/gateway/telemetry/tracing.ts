@@ -36,6 +36,8 @@ declare module '../request-parts.js' {
 interface Traced extends AnswerEnding {
   span: Span;
   context: Context;
+  /** Whether the sampler kept the trace: a dropped one makes no child span. */
+  recording: boolean;
   /** Set once the span ended: nothing more is added to it. */
   ended?: boolean;
 }
@@ -52,8 +54,12 @@ export type TracingPlugin = Plugin & { upstreamHooks: UpstreamHook[] };
 export function useTracing(tracer: Tracer): TracingPlugin {
   const ends = answerEnds<Traced>(finish);
 
+  // A request the sampler dropped still carries its trace upstream (`traceparent`, flagged unsampled),
+  // but makes no child span: every one would be dropped too, after its ids, times and attributes.
   function child(parent: Traced | undefined, name: string): Span | undefined {
-    return parent && !parent.ended ? tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent.context) : undefined;
+    return parent?.recording && !parent.ended
+      ? tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent.context)
+      : undefined;
   }
 
   return {
@@ -66,12 +72,13 @@ export function useTracing(tracer: Tracer): TracingPlugin {
         parent,
       );
       const context = trace.setSpan(parent, span);
-      const root: Traced = { span, context };
+      const recording = span.isRecording();
+      const root: Traced = { span, context, recording };
       const carrier: Record<string, string> = {};
       propagator.inject(context, carrier, defaultTextMapSetter);
       const parts = partsOf(serverContext);
       parts.traced = root;
-      parts.span = { traceparent: carrier.traceparent!, parent: context };
+      parts.span = { traceparent: carrier.traceparent!, parent: recording ? context : undefined };
       request.signal?.addEventListener('abort', () => finish(root, 499), { once: true });
     },
     onParse({ context }) {
@@ -89,10 +96,11 @@ export function useTracing(tracer: Tracer): TracingPlugin {
       const span = child(root, 'graphql.execute');
       return {
         onExecuteDone() {
-          root?.span.setAttributes({
-            'graphql.cost.upstream_requests': ctx.api.usage.sent,
-            ...(ctx.cost ? { 'graphql.cost.max_upstream_requests': ctx.cost.maxUpstreamRequests } : {}),
-          });
+          if (root?.recording)
+            root.span.setAttributes({
+              'graphql.cost.upstream_requests': ctx.api.usage.sent,
+              ...(ctx.cost ? { 'graphql.cost.max_upstream_requests': ctx.cost.maxUpstreamRequests } : {}),
+            });
           end(span);
         },
       };
@@ -124,7 +132,8 @@ export function useTracing(tracer: Tracer): TracingPlugin {
         name: 'spans',
         fetch(call, next) {
           const span = call.span;
-          if (!span) return next(call);
+          // Unsampled (no parent to record under): the call carries its traceparent and makes no span.
+          if (!span?.parent) return next(call);
           return next(call).finally(() => upstreamSpan(tracer, span.parent as Context, exchangeOf(call)));
         },
       },
@@ -142,8 +151,9 @@ export function useTracing(tracer: Tracer): TracingPlugin {
 
 /** Names a request's span after the operation it runs, with its type and name as attributes. */
 function nameRoot(root: Traced | undefined, args: ExecutionArgs): void {
+  if (!root?.recording) return;
   const { type, name } = operationOf(args.document, args.operationName);
-  if (!root || !type) return;
+  if (!type) return;
   root.span.updateName(name ? `${type} ${name}` : type);
   root.span.setAttributes({ 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) });
 }

@@ -37,6 +37,7 @@ export interface UpstreamAnswer {
  */
 export interface UpstreamSpan {
   traceparent: string;
+  /** Undefined when the trace is not sampled: the call carries its `traceparent` and makes no span. */
   parent: unknown;
 }
 
