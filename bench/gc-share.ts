@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
@@ -19,6 +20,11 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
  * Allocated bytes are what the heap holds now, less what it held at the start, plus what every
  * collection since freed (`v8.GCProfiler`'s heap statistics before and after each one): V8 counts
  * no allocations itself, and the sampling heap profiler (`--heap-prof`) keeps only what survives.
+ *
+ * With BENCH_ALLOC_PROF=<dir> too, V8's sampling heap profiler runs with what collections freed
+ * kept in (which `--heap-prof` cannot ask for): each time the bench asks, the allocations since the
+ * last time are written to `<dir>/<pid>.<asked>.heapprofile` (`npx tsx bench/profile.ts <file>`
+ * says where they were made). It costs CPU: the figures of such a run are not comparable.
  */
 const dir = process.env.BENCH_GC_DIR;
 if (dir) {
@@ -45,9 +51,32 @@ if (dir) {
     const allocatedBytes = getHeapStatistics().used_heap_size - heldAtStart + freedBytes;
     writeFileSync(file, JSON.stringify({ pauseMs, count, asked, allocatedBytes }));
   };
+  const allocations = process.env.BENCH_ALLOC_PROF ? allocationSampler(process.env.BENCH_ALLOC_PROF) : undefined;
   write();
   process.on('SIGUSR2', () => {
     asked += 1;
     write();
+    allocations?.next(asked);
   });
+}
+
+/** V8's sampling heap profiler over this process, collected objects included: a profile per call of `next`. */
+function allocationSampler(outDir: string): { next(asked: number): void } {
+  const session = new Session();
+  session.connect();
+  const start = () =>
+    session.post('HeapProfiler.startSampling', {
+      samplingInterval: 16 * 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  session.post('HeapProfiler.enable', () => start());
+  return {
+    next(asked) {
+      session.post('HeapProfiler.stopSampling', (error, result) => {
+        if (!error) writeFileSync(join(outDir, `${process.pid}.${asked}.heapprofile`), JSON.stringify(result.profile));
+        start();
+      });
+    },
+  };
 }

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
  * total time of the project's own functions: a sample counts for every one of them on its stack,
  * once each, so a plugin's hook shows what it costs with all it calls.
  *
- *   npx tsx bench/profile.ts <file.cpuprofile> [how many functions, default 25]
+ *   npx tsx bench/profile.ts <file.cpuprofile | file.heapprofile> [how many functions, default 25]
+ *
+ * A heap profile (BENCH_ALLOC_PROF, see `bench/gc-share.ts`) is read the same way, in bytes allocated.
  */
 
 interface ProfileNode {
@@ -32,14 +34,42 @@ if (!file) {
   console.error('usage: npx tsx bench/profile.ts <file.cpuprofile> [how many functions]');
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const top = Number(topArg ?? 25);
+/** A heap profile (`.heapprofile`) counts bytes allocated where a CPU profile counts ms spent. */
+const heap = file.endsWith('.heapprofile');
+const unit = heap ? 'KiB' : 'ms';
+const { profile, self } = heap ? readHeapProfile(file) : readCpuProfile(file);
 
-// Self time per node, in ms: each sample's time falls on the node it caught.
-const self = new Map<number, number>();
-profile.samples.forEach((node, index) => {
-  self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
-});
+/** A CPU profile, and the self time of each node, in ms: each sample's time falls on the node it caught. */
+function readCpuProfile(path: string): { profile: Profile; self: Map<number, number> } {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
+  const self = new Map<number, number>();
+  profile.samples.forEach((node, index) => {
+    self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  });
+  return { profile, self };
+}
+
+interface HeapNode {
+  id: number;
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** A sampling heap profile as the nodes of a CPU profile, with the bytes allocated at each, in KiB. */
+function readHeapProfile(path: string): { profile: Profile; self: Map<number, number> } {
+  const { head } = JSON.parse(readFileSync(path, 'utf8')) as { head: HeapNode };
+  const nodes: ProfileNode[] = [];
+  const self = new Map<number, number>();
+  const visit = (node: HeapNode) => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((child) => child.id) });
+    self.set(node.id, node.selfSize / 1024);
+    for (const child of node.children) visit(child);
+  };
+  visit(head);
+  return { profile: { nodes, samples: [], timeDeltas: [] }, self };
+}
 
 const maps = new Map<string, SourceMap | undefined>();
 /** The bundle's source map, when the file has one beside it. */
@@ -93,15 +123,17 @@ for (const node of profile.nodes) {
 const busy = [...byOrigin.values()].reduce((sum, ms) => sum + ms, 0);
 const share = (ms: number) => `${((ms / busy) * 100).toFixed(1)} %`;
 const table = (title: string, rows: Map<string, number>, count: number) => {
-  console.log(`\n| ${title} | self ms | share of busy |`);
+  console.log(`\n| ${title} | self ${unit} | share of ${heap ? 'all' : 'busy'} |`);
   console.log('|---|---:|---:|');
   for (const [name, ms] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, count))
     console.log(`| ${name.replaceAll('|', '\\|')} | ${ms.toFixed(0)} | ${share(ms)} |`);
 };
 console.log(
-  `${file}: ${busy.toFixed(0)} ms busy, ${idle.toFixed(0)} ms idle; garbage collector ${share(byOrigin.get('(garbage collector)') ?? 0)} of busy.`,
+  heap
+    ? `${file}: ${busy.toFixed(0)} KiB allocated (sampled), where they were allocated.`
+    : `${file}: ${busy.toFixed(0)} ms busy, ${idle.toFixed(0)} ms idle; garbage collector ${share(byOrigin.get('(garbage collector)') ?? 0)} of busy.`,
 );
-table('origin', byOrigin, 20);
+table('origin', byOrigin, Number(process.env.PROFILE_ORIGINS ?? 20));
 table('function (source)', byFunction, top);
 
 // Total time per project function: each sample's time for every distinct project frame on its stack.

@@ -58,7 +58,8 @@ export function useHealth(client: RestClient, options: HealthOptions = {}): Plug
     // yoga's built-in check answers `/health` before any plugin sees the request, with an empty
     // body; its answer is replaced here.
     onResponse({ request, setResponse, fetchAPI }) {
-      if (new URL(request.url, 'http://localhost').pathname === '/health')
+      // Every answer passes here: a URL is parsed only for one that may be the check's.
+      if (request.url.includes('/health') && new URL(request.url, 'http://localhost').pathname === '/health')
         setResponse(json(fetchAPI, { status: 'ok' }, 200));
     },
   };

@@ -279,6 +279,8 @@ export function useInputLimits(
       if (!requestParser) return;
       // A declared length is enforced by the HTTP framing; a body without one is read with a bound.
       const bounded = !request.body || !Number.isNaN(declared);
+      // A JSON body of a declared length needs nothing more: yoga answers its bad JSON itself.
+      if (bounded && !multipart && request.method === 'POST' && isJson(request)) return;
       // The operation of a multipart request (its parts other than files) has the usual bound.
       const withinOperationLimit = <P>(params: P): P | Response =>
         multipart && operationBytes(params) > limits.maxRequestBytes
@@ -312,6 +314,11 @@ export function useInputLimits(
       addValidationRule(expandedFields);
     },
   };
+}
+
+/** Whether a request says its body is JSON (`application/json`, or `application/graphql-response+json`'s kin). */
+function isJson(request: Request): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers.get('content-type') ?? '');
 }
 
 /** Bytes of heap the parsed documents kept for reuse take at most, as `parsedDocumentCache` estimates them. */
