@@ -7,6 +7,7 @@ import { createContext, type GatewayContext } from '../context.js';
 import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
 import { useIntrospectionInWorkers } from '../conversion/introspection.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
+import { useExplain } from '../policy/explain.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
@@ -33,7 +34,6 @@ import { upstreamDedupe } from '../upstream/dedupe.js';
 import { upstreamResilience, type ResilienceOptions } from '../upstream/resilience.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
 import type { TracingPlugin } from '../telemetry/tracing.js';
-import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
 import { hookFields } from '../policy/field-hooks.js';
@@ -223,12 +223,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
   const resilience = upstreamResilience({ timeoutMs: upstream.timeoutMs, ...options.resilience });
   const metrics = createMetrics(resilience.breaker);
+  const explain = useExplain();
   // The upstream side of the one list of cross-cutting concerns: hooks around the one fetch, first
   // outermost. The plugins' (tracing's spans) come first: like explain, they belong to each GraphQL
   // request; metrics count what is sent, once per request; timeout, retry and breaker act on its
   // tries, next to the client's own fetch.
   const client = upstream.withHooks([
-    explainCalls,
+    ...explain.upstreamHooks,
     ...(options.tracing?.upstreamHooks ?? []),
     ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
     // Inside the per-request hooks, outside what counts the platform's requests.
@@ -291,7 +292,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx = createContext(client, initial, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
-        startedAt: cost.startedAt(initial),
         live,
         converter,
       });
@@ -302,6 +302,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
+      // Among the first: the times of `explain` count from its onRequest.
+      explain,
       useClientAddress(trustedProxies),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       ...(graphiql.enabled && graphiql.demoTokens
