@@ -282,6 +282,9 @@ describe('circuit breaker', () => {
       },
     });
     expect(proxy.requests).toHaveLength(3);
+    // The metrics show the breaker of the gateway's requests, the one /ready pings through.
+    const metrics = await (await gateway.fetch('http://gateway.test/metrics')).text();
+    expect(metrics).toMatch(/^graphql_gateway_upstream_breaker_state 2$/m);
 
     clock.coolDown(gateway);
     expect(gateway.breaker.status().state).toBe('half-open');
@@ -291,6 +294,20 @@ describe('circuit breaker', () => {
     expect(gateway.breaker.status()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
     expect((await get(gateway, '/ready')).status).toBe(200);
     expect(proxy.requests).toHaveLength(5);
+  });
+
+  it('lets /ready be the probe once the cool-down is over, with no operation sent', async () => {
+    const clock = stopBreakerClock();
+    const gateway = gatewayThroughProxy();
+    proxy.inject({ method: 'GET', path: ORG, times: 3, fault: { kind: 'status', status: 502 } });
+    await gql(gateway, ORG_TITLE);
+    expect(gateway.breaker.status().state).toBe('open');
+    clock.coolDown(gateway);
+    const ready = await get(gateway, '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.breaker).toEqual({ state: 'closed', consecutiveFailures: 0 });
+    expect(gateway.breaker.status().state).toBe('closed');
+    expect(proxy.requests).toHaveLength(4);
   });
 
   it('opens again when the probe fails', async () => {

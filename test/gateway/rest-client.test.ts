@@ -571,6 +571,19 @@ describe('RestClient circuit breaker', () => {
 });
 
 describe('RestClient hooks', () => {
+  it('alone, sends each request once, bounded by its pool: budget, retries and breaker are hooks its owner gives', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, '');
+    // Answered in 20 ms: a try without a deadline arms no timer (one of Infinity, Node fires after 1 ms).
+    pool.intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' }).reply(200, '{}').delay(20);
+    const bare = new RestClient({ baseUrl: `${ORIGIN}/v1`, dispatcher: agent });
+    expect((await failure(bare.request({ method: 'GET', path: '/spaces/s1' }))).upstreamStatus).toBe(503);
+    expect(await bare.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 1_000)).toEqual({
+      text: '{}',
+      contentType: undefined,
+    });
+  });
+
   it('runs them around the one fetch, first outermost, once per request whatever its tries', async () => {
     const pool = agent.get(ORIGIN);
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, { error: { code: 503, message: 'busy' } });
