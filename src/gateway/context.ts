@@ -5,8 +5,7 @@
 import { initContextCache } from '@pothos/core';
 import { DocumentConverter, RequestConversions } from './conversion/converter.js';
 import { ResponseBudget } from './upstream/response-budget.js';
-import { GatewayWork } from './policy/gateway-work.js';
-import { Trace } from './upstream/trace.js';
+import { GatewayWork } from './gateway-work.js';
 import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
@@ -21,8 +20,6 @@ export interface GatewayContext extends RequestParts {
   work: GatewayWork;
   /** The request's conversions of documents to markdown and text: each once, counted in `work`. */
   conversions: RequestConversions;
-  /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
-  trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
 }
@@ -33,8 +30,6 @@ export interface ContextOptions {
   maxUpstreamRequests: number;
   /** Most bytes of the answer, and of the upstream bodies read for it (the limits' `maxResponseBytes`). */
   maxResponseBytes: number;
-  /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
-  startedAt?: number;
   /** The gateway's subscriptions, for the subscription fields. */
   live?: LiveHub;
   /** The gateway's converter of documents (its worker threads and cache). @default one shared by the process */
@@ -51,14 +46,11 @@ function defaultConverter(): DocumentConverter {
 
 /**
  * Builds the context of one GraphQL request on `parts` (its server context, with what the plugins
- * added from its first hook): its own caches, the caller's credentials, its id, span and the signal
- * of its client going away (all go with every upstream call), and a trace when the request asks
- * for `explain` with the header `x-explain: 1`.
+ * added from its first hook): its own caches, the caller's credentials, its id, span, trace of
+ * `explain` and the signal of its client going away (all go with every upstream call).
  */
 export function createContext(client: RestClient, parts: RequestParts, options: ContextOptions): GatewayContext {
   const { request } = parts;
-  const trace =
-    request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
@@ -66,7 +58,7 @@ export function createContext(client: RestClient, parts: RequestParts, options: 
     signal: request.signal,
     span: parts.span,
   };
-  const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
+  const api = new RequestApi(client, caller, options.maxUpstreamRequests, parts.trace, responseBudget);
   const work = new GatewayWork();
   const conversions = new RequestConversions(options.converter ?? defaultConverter(), {
     work,
@@ -79,7 +71,6 @@ export function createContext(client: RestClient, parts: RequestParts, options: 
   return Object.assign(parts, {
     ...initContextCache(),
     api,
-    trace,
     responseBudget,
     work,
     conversions,

@@ -118,10 +118,12 @@ const gateway = createGateway({
   clientOptions: {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     connections: config.UPSTREAM_CONNECTIONS,
-    breakerThreshold: config.UPSTREAM_BREAKER_THRESHOLD,
-    breakerCooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
     // Invalid upstream answers are warnings: shown at LOG_LEVEL warn and below.
     logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
+  },
+  resilience: {
+    breakerThreshold: config.UPSTREAM_BREAKER_THRESHOLD,
+    breakerCooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
   },
   upstreamDedupe: config.UPSTREAM_DEDUPE,
   limits: limitsFromConfig(config),
@@ -165,7 +167,7 @@ const gateway = createGateway({
 });
 
 // A new process serves: requests need not wait for the breaker's cool-down to find it out.
-onPlatformReady = () => gateway.client.resetBreaker();
+onPlatformReady = () => gateway.breaker.reset();
 
 const server = createServer(gateway.handle);
 await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BYTES_PER_POINT, GatewayWork } from '../../src/gateway/policy/gateway-work.js';
+import { BYTES_PER_POINT, GatewayWork } from '../../src/gateway/gateway-work.js';
 
 describe('GatewayWork', () => {
   it('charges a point per started 64 KiB of each kind, nothing for no work', () => {

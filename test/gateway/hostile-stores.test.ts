@@ -5,7 +5,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesAccess } from '../../src/gateway/cache/response-cache.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
-import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
+import { BYTES_PER_POINT } from '../../src/gateway/gateway-work.js';
 import { parsedDocumentCache } from '../../src/gateway/policy/limits.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { memoryResponseCache, memoryStore } from '../../src/gateway/state/memory.js';

@@ -7,7 +7,7 @@ import { describeSchema } from '../../src/gateway/conversion/introspection.js';
 import { ConversionPool, ConversionPoolError } from '../../src/gateway/conversion/pool.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { executeWhole } from '../../src/gateway/policy/answer-size.js';
-import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
+import { BYTES_PER_POINT } from '../../src/gateway/gateway-work.js';
 import { UnparsedBody } from '../../src/gateway/upstream/bodies.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, textDocument } from '../fixtures/content.js';

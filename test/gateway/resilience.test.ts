@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RestClientOptions } from '../../src/gateway/upstream/client.js';
+import type { ResilienceOptions } from '../../src/gateway/upstream/resilience.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -40,16 +40,19 @@ afterEach(async () => {
 });
 
 /** A gateway through the proxy, with small timeouts and a breaker that opens after 3 failed tries. */
-function gatewayThroughProxy(options: Omit<RestClientOptions, 'baseUrl'> = {}, upstreamUrl = proxy.url): Gateway {
+function gatewayThroughProxy(options: ResilienceOptions = {}, upstreamUrl = proxy.url): Gateway {
   const gateway = createGateway({
     upstreamUrl,
     graphiql: { enabled: false },
+    // The pool's timeouts follow the budget, as `main.ts` sets them (one setting: UPSTREAM_TIMEOUT_MS).
     clientOptions: {
-      timeoutMs: BUDGET_MS,
+      timeoutMs: options.timeoutMs ?? BUDGET_MS,
+      logger: { warn: (message) => warnings.push(message) },
+    },
+    resilience: {
       retryBaseDelayMs: 5,
       breakerThreshold: 3,
       breakerCooldownMs: 200,
-      logger: { warn: (message) => warnings.push(message) },
       ...options,
     },
   });
@@ -243,7 +246,7 @@ describe('writes', () => {
 function stopBreakerClock(): { coolDown(gateway: Gateway): void } {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(Date.now());
-  return { coolDown: (gateway) => vi.setSystemTime(gateway.client.breakerStatus().reopensAt!) };
+  return { coolDown: (gateway) => vi.setSystemTime(gateway.breaker.status().reopensAt!) };
 }
 
 describe('circuit breaker', () => {
@@ -253,7 +256,7 @@ describe('circuit breaker', () => {
     proxy.inject({ method: 'GET', path: ORG, times: 3, fault: { kind: 'status', status: 502 } });
     const failing = await gql(gateway, ORG_TITLE);
     expect(failing.errors?.map((e) => e.extensions)).toEqual([{ code: 'UPSTREAM_UNAVAILABLE', upstreamStatus: 502 }]);
-    expect(gateway.client.breakerStatus()).toMatchObject({ state: 'open', consecutiveFailures: 3 });
+    expect(gateway.breaker.status()).toMatchObject({ state: 'open', consecutiveFailures: 3 });
 
     const fast = await gql(gateway, `{ viewer { displayName } }`);
     expect(fast.errors?.map((e) => [e.extensions, e.message])).toEqual([
@@ -275,19 +278,36 @@ describe('circuit breaker', () => {
       breaker: {
         state: 'open',
         consecutiveFailures: 3,
-        reopensAt: new Date(gateway.client.breakerStatus().reopensAt!).toISOString(),
+        reopensAt: new Date(gateway.breaker.status().reopensAt!).toISOString(),
       },
     });
     expect(proxy.requests).toHaveLength(3);
+    // The metrics show the breaker of the gateway's requests, the one /ready pings through.
+    const metrics = await (await gateway.fetch('http://gateway.test/metrics')).text();
+    expect(metrics).toMatch(/^graphql_gateway_upstream_breaker_state 2$/m);
 
     clock.coolDown(gateway);
-    expect(gateway.client.breakerStatus().state).toBe('half-open');
+    expect(gateway.breaker.status().state).toBe('half-open');
     const probe = await gql(gateway, ORG_TITLE);
     expect(probe.errors).toBeUndefined();
     expect(probe.data).toEqual({ organization: { title: 'Acme Docs' } });
-    expect(gateway.client.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
+    expect(gateway.breaker.status()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
     expect((await get(gateway, '/ready')).status).toBe(200);
     expect(proxy.requests).toHaveLength(5);
+  });
+
+  it('lets /ready be the probe once the cool-down is over, with no operation sent', async () => {
+    const clock = stopBreakerClock();
+    const gateway = gatewayThroughProxy();
+    proxy.inject({ method: 'GET', path: ORG, times: 3, fault: { kind: 'status', status: 502 } });
+    await gql(gateway, ORG_TITLE);
+    expect(gateway.breaker.status().state).toBe('open');
+    clock.coolDown(gateway);
+    const ready = await get(gateway, '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.breaker).toEqual({ state: 'closed', consecutiveFailures: 0 });
+    expect(gateway.breaker.status().state).toBe('closed');
+    expect(proxy.requests).toHaveLength(4);
   });
 
   it('opens again when the probe fails', async () => {
@@ -295,11 +315,11 @@ describe('circuit breaker', () => {
     const gateway = gatewayThroughProxy({ maxRetries: 0 });
     proxy.inject({ method: 'GET', path: ORG, times: 4, fault: { kind: 'reset' } });
     for (let i = 0; i < 3; i += 1) await gql(gateway, ORG_TITLE);
-    expect(gateway.client.breakerStatus().state).toBe('open');
+    expect(gateway.breaker.status().state).toBe('open');
     clock.coolDown(gateway);
     const probe = await gql(gateway, ORG_TITLE);
     expect(probe.errors?.map((e) => e.message)).toEqual(['GET /orgs/acme could not be reached (UND_ERR_SOCKET)']);
-    expect(gateway.client.breakerStatus()).toMatchObject({ state: 'open', consecutiveFailures: 4 });
+    expect(gateway.breaker.status()).toMatchObject({ state: 'open', consecutiveFailures: 4 });
     expect(proxy.count('GET', ORG)).toBe(4);
   });
 });

@@ -10,32 +10,57 @@ import {
   queryString,
   type Exchange,
 } from '../../src/gateway/upstream/client.js';
+import type { CircuitBreaker } from '../../src/gateway/upstream/breaker.js';
 import { reportExchanges, type UpstreamHook } from '../../src/gateway/upstream/hooks.js';
+import { pingThrough, upstreamResilience, type ResilienceOptions } from '../../src/gateway/upstream/resilience.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });
 
 let agent: MockAgent;
 let client: RestClient;
+/** The breaker of `client`'s requests. */
+let breaker: CircuitBreaker;
 let exchanges: Exchange[];
 let warnings: string[];
+
+/**
+ * A client with the hooks a gateway gives it: the time budget, retries and breaker of `resilience`,
+ * with the exchanges reported once per request, outside them.
+ */
+function resilientClient(
+  resilience: ResilienceOptions,
+  options: { dispatcher?: Dispatcher; logger?: Pick<Console, 'warn'>; report?: boolean } = {},
+): { client: RestClient; breaker: CircuitBreaker } {
+  const { hooks, breaker } = upstreamResilience(resilience);
+  const report = options.report === false ? [] : [reportExchanges((exchange) => exchanges.push(exchange))];
+  return {
+    client: new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher: options.dispatcher ?? agent,
+      ...(resilience.timeoutMs === undefined ? {} : { timeoutMs: resilience.timeoutMs }),
+      hooks: [...report, ...hooks],
+      ...(options.logger ? { logger: options.logger } : {}),
+    }),
+    breaker,
+  };
+}
 
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
   exchanges = [];
   warnings = [];
-  client = new RestClient({
-    baseUrl: `${ORIGIN}/v1`,
-    dispatcher: agent,
-    // The default budget: an answer meant to come is never cut off on a busy machine. The tests of
-    // the timeout give a hang far past a small budget of their own, so that only it can hit it.
-    timeoutMs: 10_000,
-    // Waits below 1, 2 ms: retried tests do not depend on the draw.
-    retryBaseDelayMs: 1,
-    hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
-    logger: { warn: (message) => warnings.push(message) },
-  });
+  ({ client, breaker } = resilientClient(
+    {
+      // The default budget: an answer meant to come is never cut off on a busy machine. The tests of
+      // the timeout give a hang far past a small budget of their own, so that only it can hit it.
+      timeoutMs: 10_000,
+      // Waits below 1, 2 ms: retried tests do not depend on the draw.
+      retryBaseDelayMs: 1,
+    },
+    { logger: { warn: (message) => warnings.push(message) } },
+  ));
 });
 
 afterEach(async () => {
@@ -126,7 +151,7 @@ describe('RestClient', () => {
       expect(error.extensions.value as number).toBeGreaterThan(1_000);
     }
     // Five refusals in a row, yet the upstream answered every time: the breaker stays closed.
-    expect(client.breakerStatus().state).toBe('closed');
+    expect(breaker.status().state).toBe('closed');
   });
 
   it('downloads a signed URL up to the bound asked for, and refuses a larger answer as too large for the caller', async () => {
@@ -198,12 +223,7 @@ describe('RestClient', () => {
   it('gives up after the timeout with UPSTREAM_TIMEOUT', async () => {
     // The answer's timer is set after the budget's: the budget always runs out first.
     agent.get(ORIGIN).intercept({ path: '/v1/slow', method: 'GET' }).reply(200, { id: 'x', count: 1 }).delay(1000);
-    const hurried = new RestClient({
-      baseUrl: `${ORIGIN}/v1`,
-      dispatcher: agent,
-      timeoutMs: 200,
-      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
-    });
+    const { client: hurried } = resilientClient({ timeoutMs: 200 });
     const error = await failure(hurried.request({ method: 'GET', path: '/slow', schema: item }));
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
     expect(exchanges[0]?.status).toBeUndefined();
@@ -334,14 +354,11 @@ describe('RestClient retries', () => {
         return answer(tries.length, options.signal as AbortSignal);
       },
     } as unknown as Dispatcher;
-    const timed = new RestClient({
-      baseUrl: `${ORIGIN}/v1`,
-      dispatcher,
-      timeoutMs: 200,
+    const { client: timed } = resilientClient(
       // A wait below 1 ms between tries (a real one: node:timers/promises is not faked).
-      retryBaseDelayMs: 1,
-      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
-    });
+      { timeoutMs: 200, retryBaseDelayMs: 1 },
+      { dispatcher },
+    );
     return { timed, tries };
   }
   const status503 = () => Promise.resolve({ statusCode: 503, headers: {}, body: Readable.from([]) } as never);
@@ -461,20 +478,18 @@ describe('RestClient and 429', () => {
 
 describe('RestClient circuit breaker', () => {
   let breaking: RestClient;
+  let breakingBreaker: CircuitBreaker;
   const T0 = Date.parse('2025-01-01T12:00:00Z');
 
   beforeEach(() => {
     // Only Date is faked: the breaker's clock moves on command, undici's timers stay real.
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(T0);
-    breaking = new RestClient({
-      baseUrl: `${ORIGIN}/v1`,
-      dispatcher: agent,
+    ({ client: breaking, breaker: breakingBreaker } = resilientClient({
       maxRetries: 0,
       breakerThreshold: 2,
       breakerCooldownMs: 1000,
-      hooks: [reportExchanges((exchange) => exchanges.push(exchange))],
-    });
+    }));
   });
 
   it('opens after the threshold of failures in a row, fails fast, and closes after a successful probe', async () => {
@@ -482,9 +497,9 @@ describe('RestClient circuit breaker', () => {
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(503, '');
     pool.intercept({ path: '/v1/a', method: 'GET' }).replyWithError(reset());
     expect((await failure(breaking.request({ method: 'GET', path: '/a' }))).upstreamStatus).toBe(503);
-    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
+    expect(breakingBreaker.status()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
     await failure(breaking.request({ method: 'GET', path: '/a' }));
-    expect(breaking.breakerStatus()).toEqual({ state: 'open', consecutiveFailures: 2, reopensAt: T0 + 1000 });
+    expect(breakingBreaker.status()).toEqual({ state: 'open', consecutiveFailures: 2, reopensAt: T0 + 1000 });
 
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(200, { id: 'a', count: 1 });
     const fast = await failure(breaking.request({ method: 'POST', path: '/a' }));
@@ -496,9 +511,9 @@ describe('RestClient circuit breaker', () => {
     expect(exchanges.at(-1)).toMatchObject({ method: 'POST', status: undefined, retries: 0 });
 
     vi.setSystemTime(T0 + 1000);
-    expect(breaking.breakerStatus().state).toBe('half-open');
+    expect(breakingBreaker.status().state).toBe('half-open');
     expect((await breaking.request({ method: 'GET', path: '/a', schema: item })).data).toEqual({ id: 'a', count: 1 });
-    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
+    expect(breakingBreaker.status()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
   });
 
   it('reopens when the probe fails, and refuses other requests while the probe is out', async () => {
@@ -514,7 +529,7 @@ describe('RestClient circuit breaker', () => {
       'The platform is failing (2 failed requests in a row), so GET /a was not sent: a trial request is under way, and it will be tried again once that one answers',
     );
     expect((await probe).upstreamStatus).toBe(503);
-    expect(breaking.breakerStatus()).toEqual({ state: 'open', consecutiveFailures: 3, reopensAt: T0 + 2500 });
+    expect(breakingBreaker.status()).toEqual({ state: 'open', consecutiveFailures: 3, reopensAt: T0 + 2500 });
   });
 
   it('does not count 4xx answers as failures, and a success resets the count', async () => {
@@ -524,34 +539,51 @@ describe('RestClient circuit breaker', () => {
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(429, '');
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(500, '');
     for (let i = 0; i < 4; i += 1) await failure(breaking.request({ method: 'GET', path: '/a' }));
-    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
+    expect(breakingBreaker.status()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
   });
 
   it('counts timeouts and lets the base URL ping be its probe', async () => {
     const pool = agent.get(ORIGIN);
     // Answers whose timers are set after the 200 ms budget's: only the budget can end these tries.
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(200, {}).delay(1000).times(2);
-    const hurried = new RestClient({
-      baseUrl: `${ORIGIN}/v1`,
-      dispatcher: agent,
-      timeoutMs: 200,
-      maxRetries: 0,
-      breakerThreshold: 2,
-      breakerCooldownMs: 1000,
+    const { client: hurried, breaker: hurriedBreaker } = resilientClient(
+      { timeoutMs: 200, maxRetries: 0, breakerThreshold: 2, breakerCooldownMs: 1000 },
+      { report: false },
+    );
+    await failure(hurried.request({ method: 'GET', path: '/a' }));
+    await failure(hurried.request({ method: 'GET', path: '/a' }));
+    expect(hurriedBreaker.status().state).toBe('open');
+    expect(await pingThrough(hurriedBreaker, hurried)).toEqual({
+      reachable: false,
+      durationMs: 0,
+      reason: 'the circuit breaker is open',
     });
-    await failure(hurried.request({ method: 'GET', path: '/a' }));
-    await failure(hurried.request({ method: 'GET', path: '/a' }));
-    expect(hurried.breakerStatus().state).toBe('open');
-    expect(await hurried.ping()).toEqual({ reachable: false, durationMs: 0, reason: 'the circuit breaker is open' });
     vi.setSystemTime(T0 + 1000);
     pool.intercept({ path: '/v1', method: 'GET' }).reply(404, '');
     // The probe, with a budget a busy machine cannot spend on an answer that is there.
-    expect(await hurried.ping(10_000)).toEqual({ reachable: true, status: 404, durationMs: expect.any(Number) });
-    expect(hurried.breakerStatus().state).toBe('closed');
+    expect(await pingThrough(hurriedBreaker, hurried, 10_000)).toEqual({
+      reachable: true,
+      status: 404,
+      durationMs: expect.any(Number),
+    });
+    expect(hurriedBreaker.status().state).toBe('closed');
   });
 });
 
 describe('RestClient hooks', () => {
+  it('alone, sends each request once, bounded by its pool: budget, retries and breaker are hooks its owner gives', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, '');
+    // Answered in 20 ms: a try without a deadline arms no timer (one of Infinity, Node fires after 1 ms).
+    pool.intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' }).reply(200, '{}').delay(20);
+    const bare = new RestClient({ baseUrl: `${ORIGIN}/v1`, dispatcher: agent });
+    expect((await failure(bare.request({ method: 'GET', path: '/spaces/s1' }))).upstreamStatus).toBe(503);
+    expect(await bare.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 1_000)).toEqual({
+      text: '{}',
+      contentType: undefined,
+    });
+  });
+
   it('runs them around the one fetch, first outermost, once per request whatever its tries', async () => {
     const pool = agent.get(ORIGIN);
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, { error: { code: 503, message: 'busy' } });
@@ -569,8 +601,7 @@ describe('RestClient hooks', () => {
     const hooked = new RestClient({
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
-      retryBaseDelayMs: 1,
-      hooks: [hook('inner')],
+      hooks: [hook('inner'), ...upstreamResilience({ retryBaseDelayMs: 1 }).hooks],
     });
     const response = await hooked
       .withHooks([hook('outer')])
@@ -631,7 +662,7 @@ describe('RestClient and invalid answers', () => {
       [200, 0],
       [200, 0],
     ]);
-    expect(client.breakerStatus().consecutiveFailures).toBe(0);
+    expect(breaker.status().consecutiveFailures).toBe(0);
   });
 
   it('logs an invalid operation and field once, whatever the ids and list positions', async () => {

@@ -6,6 +6,7 @@ import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { RestClient } from '../../src/gateway/upstream/client.js';
 import { upstreamDedupe } from '../../src/gateway/upstream/dedupe.js';
 import { reportExchanges, type Exchange, type UpstreamHook } from '../../src/gateway/upstream/hooks.js';
+import { upstreamResilience } from '../../src/gateway/upstream/resilience.js';
 import { COST_DASHBOARD } from '../fixtures/dashboards.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -25,8 +26,7 @@ describe('identical GETs in flight share one upstream request', () => {
     client = new RestClient({
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
-      maxRetries: 0,
-      hooks: [reportExchanges((exchange) => sent.push(exchange))],
+      hooks: [reportExchanges((exchange) => sent.push(exchange)), ...upstreamResilience({ maxRetries: 0 }).hooks],
     }).withHooks([upstreamDedupe()]);
   });
   afterEach(async () => {
@@ -88,8 +88,10 @@ describe('identical GETs in flight share one upstream request', () => {
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
       timeoutMs: 100,
-      maxRetries: 0,
-      hooks: [reportExchanges((exchange) => sent.push(exchange))],
+      hooks: [
+        reportExchanges((exchange) => sent.push(exchange)),
+        ...upstreamResilience({ timeoutMs: 100, maxRetries: 0 }).hooks,
+      ],
     }).withHooks([upstreamDedupe()]);
     // The answer's timer is set after the budget's: the budget always runs out first.
     agent.get(ORIGIN).intercept({ path: '/v1/slow', method: 'GET' }).reply(200, { id: 'x' }).delay(1000);

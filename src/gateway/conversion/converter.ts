@@ -3,7 +3,7 @@ import { documentLines } from '../../document/lines.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { jsonBytes } from '../policy/answer-size.js';
 import type { ResponseBudget } from '../upstream/response-budget.js';
-import type { GatewayWork } from '../policy/gateway-work.js';
+import type { GatewayWork } from '../gateway-work.js';
 import { keepRecent } from '../state/memory.js';
 import { bodySource, UnparsedBody } from '../upstream/bodies.js';
 import type { ConversionKind, ConversionOutcome } from './convert.js';

@@ -1,6 +1,8 @@
 import type { Plugin } from 'graphql-yoga';
 import { redactSecrets } from '../errors.js';
-import type { BreakerStatus, PingResult, RestClient } from '../upstream/client.js';
+import type { BreakerStatus, CircuitBreaker } from '../upstream/breaker.js';
+import type { PingResult, RestClient } from '../upstream/client.js';
+import { pingThrough } from '../upstream/resilience.js';
 import type { ProcessStatus } from '../../supervisor.js';
 
 /** Options of `useHealth`. */
@@ -46,12 +48,12 @@ export interface Readiness {
  *   process that is not running makes it 503 without a ping. A stopping gateway (`draining`)
  *   answers 503 `{"status":"unavailable", reason}` at once.
  */
-export function useHealth(client: RestClient, options: HealthOptions = {}): Plugin {
+export function useHealth(client: RestClient, breaker: CircuitBreaker, options: HealthOptions = {}): Plugin {
   return {
     onRequest({ url, request, endResponse, fetchAPI }) {
       if (url.pathname !== '/ready' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
       if (options.draining?.()) return endResponse(json(fetchAPI, DRAINING, 503));
-      return readiness(client, options.readyTimeoutMs, options.upstreamProcess?.()).then((body) =>
+      return readiness(client, breaker, options.readyTimeoutMs, options.upstreamProcess?.()).then((body) =>
         endResponse(json(fetchAPI, body, body.status === 'ready' ? 200 : 503)),
       );
     },
@@ -71,17 +73,18 @@ const DRAINING = {
 };
 
 /**
- * Pings the upstream (which also serves as the breaker's probe once its cool-down is over),
- * unless its supervised process is known not to run.
+ * Pings the upstream through the circuit breaker of its requests (the ping is the breaker's
+ * probe once its cool-down is over), unless its supervised process is known not to run.
  */
 export async function readiness(
   client: RestClient,
+  circuit: CircuitBreaker,
   timeoutMs?: number,
   process?: UpstreamProcessStatus,
 ): Promise<Readiness> {
-  if (process && process.state !== 'running') return processDown(client, process);
-  const ping: PingResult = await client.ping(timeoutMs);
-  const breaker = client.breakerStatus();
+  if (process && process.state !== 'running') return processDown(circuit, process);
+  const ping: PingResult = await pingThrough(circuit, client, timeoutMs);
+  const breaker = circuit.status();
   const upstream: Readiness['upstream'] = {
     reachable: ping.reachable,
     ...(ping.status !== undefined ? { status: ping.status } : {}),
@@ -116,7 +119,7 @@ export async function readiness(
 }
 
 /** The answer while the upstream's process is starting, restarting or stopped. */
-function processDown(client: RestClient, process: UpstreamProcessStatus): Readiness {
+function processDown(circuit: CircuitBreaker, process: UpstreamProcessStatus): Readiness {
   const why =
     process.state === 'restarting'
       ? `its process ended (${process.lastExit ?? 'cause unknown'}) and is restarting (restart ${process.restarts})`
@@ -127,7 +130,7 @@ function processDown(client: RestClient, process: UpstreamProcessStatus): Readin
     status: 'unavailable',
     reason: `The platform is not running: ${why}`,
     upstream: { reachable: false, durationMs: 0, reason: 'not asked: the process is not running' },
-    breaker: showBreaker(client.breakerStatus()),
+    breaker: showBreaker(circuit.status()),
     process,
   };
 }

@@ -7,6 +7,7 @@ import { createContext, type GatewayContext } from '../context.js';
 import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
 import { useIntrospectionInWorkers } from '../conversion/introspection.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
+import { useExplain } from '../policy/explain.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
@@ -28,10 +29,11 @@ import {
   type GatewayLimits,
 } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
+import type { CircuitBreaker } from '../upstream/breaker.js';
 import { upstreamDedupe } from '../upstream/dedupe.js';
+import { upstreamResilience, type ResilienceOptions } from '../upstream/resilience.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
 import type { TracingPlugin } from '../telemetry/tracing.js';
-import { explainCalls } from '../upstream/trace.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
 import { hookFields } from '../policy/field-hooks.js';
@@ -51,10 +53,19 @@ import { LiveHub } from '../live/hub.js';
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
   upstreamUrl?: string;
-  /** A REST client to use instead of one built from `upstreamUrl` (tests, benchmarks). */
+  /**
+   * A REST client to use instead of one built from `upstreamUrl` (tests, benchmarks): the gateway
+   * runs its hook list around it, time budget, retries and breaker included (`resilience`).
+   */
   client?: RestClient;
   /** Options of the REST client built from `upstreamUrl`. */
   clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
+  /**
+   * Time budget, retries and circuit breaker of every upstream request, hooks of the gateway's
+   * list (see `upstream/resilience.ts`); the budget is the client's timeout when left out.
+   * @default {}
+   */
+  resilience?: ResilienceOptions;
   /**
    * Identical GETs in flight at once with the same credentials, from any GraphQL requests, share
    * one platform request (`UPSTREAM_DEDUPE`, see `upstream/dedupe.ts`).
@@ -172,6 +183,11 @@ export interface Gateway {
   fetch: YogaServerInstance<RelayedServerContext, GatewayContext>['fetch'];
   yoga: YogaServerInstance<RelayedServerContext, GatewayContext>;
   client: RestClient;
+  /**
+   * The circuit breaker of its upstream requests: `/ready` and the metrics show it; an owner that
+   * knows the upstream serves again (the supervisor of a restarted platform) resets it.
+   */
+  breaker: CircuitBreaker;
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
   /** Its Prometheus metrics. */
@@ -205,17 +221,21 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = options.graphiql ?? { enabled: true };
   const converter = new DocumentConverter(options.conversions);
   const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
-  const metrics = createMetrics(upstream);
+  const resilience = upstreamResilience({ timeoutMs: upstream.timeoutMs, ...options.resilience });
+  const metrics = createMetrics(resilience.breaker);
+  const explain = useExplain();
   // The upstream side of the one list of cross-cutting concerns: hooks around the one fetch, first
-  // outermost, outside the client's own timeout, retry and breaker. The plugins' (tracing's spans)
-  // come first: like explain, they belong to each GraphQL request; metrics count what is sent.
+  // outermost. The plugins' (tracing's spans) come first: like explain, they belong to each GraphQL
+  // request; metrics count what is sent, once per request; timeout, retry and breaker act on its
+  // tries, next to the client's own fetch.
   const client = upstream.withHooks([
-    explainCalls,
+    ...explain.upstreamHooks,
     ...(options.tracing?.upstreamHooks ?? []),
     ...(options.plugins ?? []).flatMap((plugin) => (plugin as UpstreamHooked).upstreamHooks ?? []),
     // Inside the per-request hooks, outside what counts the platform's requests.
     ...(options.upstreamDedupe === false ? [] : [upstreamDedupe()]),
     metrics.upstreamHook,
+    ...resilience.hooks,
   ]);
   const state: SharedState =
     options.redisUrl === undefined
@@ -272,7 +292,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx = createContext(client, initial, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
-        startedAt: cost.startedAt(initial),
         live,
         converter,
       });
@@ -283,6 +302,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
+      // Among the first: the times of `explain` count from its onRequest.
+      explain,
       useClientAddress(trustedProxies),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       ...(graphiql.enabled && graphiql.demoTokens
@@ -321,7 +342,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       eventStreams,
       useErrorPolicy(),
       useCompressedPages(),
-      useHealth(client, {
+      useHealth(client, resilience.breaker, {
         draining: () => draining,
         ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}),
       }),
@@ -342,6 +363,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     fetch: yoga.fetch,
     yoga,
     client,
+    breaker: resilience.breaker,
     live,
     metrics,
     converter,

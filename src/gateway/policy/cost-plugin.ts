@@ -75,13 +75,7 @@ declare module '../request-parts.js' {
  * `ResponseBudget`) is answered with that error alone; every answer then carries `extensions.cost`, and a request with
  * `x-explain: 1` also `extensions.explain` (each upstream request and the fields it served).
  */
-export function useOperationCost(
-  limits: GatewayLimits,
-  options: OperationCostOptions = {},
-): Plugin & {
-  /** When the request of `serverContext` arrived (now when it was not recorded). */
-  startedAt(serverContext: object): number;
-} {
+export function useOperationCost(limits: GatewayLimits, options: OperationCostOptions = {}): Plugin {
   /** Computes the operation's cost before it runs, and refuses it, with nothing run, past a limit. */
   function admit(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): void {
     const ctx = args.contextValue as unknown as GatewayContext;
@@ -101,7 +95,6 @@ export function useOperationCost(
     if (refused) refuse({ errors: [refused] });
   }
   return {
-    startedAt: (serverContext) => partsOf(serverContext).costing?.arrivedAt ?? performance.now(),
     onRequest({ serverContext }) {
       partsOf(serverContext).costing = { arrivedAt: performance.now() };
     },

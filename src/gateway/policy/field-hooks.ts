@@ -16,7 +16,7 @@ import {
 import type { ResponseBudget } from '../upstream/response-budget.js';
 import type { Trace } from '../upstream/trace.js';
 import { introspectionAllowance, isPromiseLike, jsonBytes } from './answer-size.js';
-import type { GatewayWork } from './gateway-work.js';
+import type { GatewayWork } from '../gateway-work.js';
 
 /**
  * What the field hooks read from the context: the answer budget (every request of the gateway has

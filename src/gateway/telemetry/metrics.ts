@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { partsOf, type RequestParts } from '../request-parts.js';
-import type { RestClient } from '../upstream/client.js';
+import type { CircuitBreaker } from '../upstream/breaker.js';
 import { exchangeOf, type UpstreamHook } from '../upstream/hooks.js';
 import type { OperationReport, OperationSink } from './operations.js';
 
@@ -29,7 +29,7 @@ export interface GatewayMetrics {
  * template and status, with their durations and retries; the circuit breaker's state; requests in
  * flight; and Node's default metrics (event-loop lag, heap, GC, handles).
  */
-export function createMetrics(client: RestClient): GatewayMetrics {
+export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayMetrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -71,7 +71,7 @@ export function createMetrics(client: RestClient): GatewayMetrics {
     help: 'State of the circuit breaker in front of the REST API: 0 closed, 1 half-open, 2 open.',
     registers,
     collect() {
-      this.set(BREAKER_STATES[client.breakerStatus().state]);
+      this.set(BREAKER_STATES[breaker.status().state]);
     },
   });
   const cacheLookups = new Counter({

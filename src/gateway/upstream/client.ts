@@ -10,7 +10,6 @@ import {
   errorFromResponse,
   redactSecrets,
 } from '../errors.js';
-import { CircuitBreaker, upstreamBreaker, type BreakerStatus } from './breaker.js';
 import {
   UNNAMED_ROUTE,
   withHooks,
@@ -22,13 +21,13 @@ import {
   type UpstreamSpan,
 } from './hooks.js';
 import type { CallName, HttpMethod } from './record.js';
-import { headerValue, parseRetryAfter, upstreamRetry } from './retry.js';
-import { upstreamTimeout } from './timeout.js';
+import { headerValue, parseRetryAfter } from './retry.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './timeout.js';
 import { HEAVY_BYTES, ownTurn } from './turns.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
-export type { HttpMethod, BreakerStatus };
+export type { HttpMethod };
 export type { Exchange } from './hooks.js';
 export { parseRetryAfter };
 
@@ -36,8 +35,8 @@ export interface RestClientOptions {
   /** Base URL of the REST API, ending in `/v1` (for example `http://127.0.0.1:4010/v1`). */
   baseUrl: string;
   /**
-   * Milliseconds one request may take, every try and every wait between tries included
-   * (connection, headers and body); past it the request fails with UPSTREAM_TIMEOUT (see `timeout.ts`).
+   * Milliseconds the pool waits to connect, for headers and between body chunks, and the
+   * default of `ping`; a gateway's time budget per request (`ResilienceOptions.timeoutMs`) takes it too.
    * @default 10000
    */
   timeoutMs?: number;
@@ -52,29 +51,13 @@ export interface RestClientOptions {
    */
   dispatcher?: Dispatcher;
   /**
-   * Hooks around the fetch, outside the client's own timeout, retry and breaker (first outermost):
-   * what sees every request once, after its last try (see `hooks.ts`). A gateway adds its own with `withHooks`.
+   * Hooks around the client's own fetch, first outermost (see `hooks.ts`); none by default, so a
+   * client alone sends each request once, bounded by the pool's timeouts only. Its owner chooses
+   * the rest: timeout, retry and breaker are `upstreamResilience(...).hooks`. A gateway runs its
+   * own list (`createGateway`: resilience included) outside these, with `withHooks`.
    * @default []
    */
   hooks?: readonly UpstreamHook[];
-  /**
-   * Retries of a GET answered 502, 503 or 504 or whose connection was reset or refused, each
-   * after a random wait below `retryBaseDelayMs` doubled per retry, all within `timeoutMs`.
-   * Writes are retried only when the connection was refused: then nothing was sent (see `retry.ts`).
-   * @default 2
-   */
-  maxRetries?: number;
-  /** Longest wait before the first retry; it doubles with each further retry. @default 50 */
-  retryBaseDelayMs?: number;
-  /**
-   * Failed tries in a row (connection errors, timeouts, 5xx answers; 4xx answers are not
-   * failures) that open the circuit breaker: requests then fail fast with UPSTREAM_UNAVAILABLE
-   * for `breakerCooldownMs`, after which one probe request is let through (see `breaker.ts`).
-   * @default 5
-   */
-  breakerThreshold?: number;
-  /** Milliseconds an open circuit breaker fails requests fast before letting a probe through. @default 5000 */
-  breakerCooldownMs?: number;
   /**
    * Largest upstream body read, in bytes; reading stops there and the request fails with
    * BAD_USER_INPUT (`limit: responseBytes`). A request may ask for a lower bound (`maxBytes`).
@@ -175,14 +158,16 @@ export function queryString(query: Query | undefined): string {
 /**
  * The one HTTP client of the gateway: an undici Pool per upstream origin with keep-alive and
  * timeouts. It parses every successful body with the given zod schema and turns every failure
- * into a coded GatewayError (see `errorFromResponse`). It holds no per-request state.
- */ export class RestClient {
+ * into a coded GatewayError (see `errorFromResponse`). It holds no per-request state, and no
+ * concern around the fetch: those are the hooks its owner gives it (see `hooks.ts`).
+ */
+export class RestClient {
   readonly origin: string;
   readonly basePath: string;
+  /** The pool's timeouts (`RestClientOptions.timeoutMs`). */
+  readonly timeoutMs: number;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly timeoutMs: number;
-  private readonly breaker: CircuitBreaker;
   private readonly logger: Pick<Console, 'warn'>;
   private readonly maxBodyBytes: number;
   /** Operations and fields already logged as invalid, oldest first. */
@@ -194,8 +179,7 @@ export function queryString(query: Query | undefined): string {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.breaker = new CircuitBreaker(options.breakerThreshold ?? 5, options.breakerCooldownMs ?? 5_000);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
     this.logger = options.logger ?? console;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     if (options.dispatcher) {
@@ -212,22 +196,13 @@ export function queryString(query: Query | undefined): string {
       });
       this.ownsDispatcher = true;
     }
-    // The client's own hooks, innermost: the budget spans every try, each try passes the breaker.
-    this.hooked = withHooks(
-      [
-        ...(options.hooks ?? []),
-        upstreamTimeout(this.timeoutMs),
-        upstreamRetry({ maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 50 }),
-        upstreamBreaker(this.breaker),
-      ],
-      (call) => this.send(call),
-    );
+    this.hooked = withHooks(options.hooks ?? [], (call) => this.send(call));
   }
 
   /**
-   * This client with `hooks` run around its own (first outermost): the same connections, breaker
-   * and logs, so that a gateway adds its concerns to a client it was given without changing it
-   * for its other users.
+   * This client with `hooks` run around its own (first outermost): the same connections and
+   * logs, so that a gateway adds its concerns to a client it was given without changing it for
+   * its other users.
    */
   withHooks(hooks: readonly UpstreamHook[]): RestClient {
     if (hooks.length === 0) return this;
@@ -235,7 +210,7 @@ export function queryString(query: Query | undefined): string {
   }
 
   /**
-   * Sends one request through the hooks (timeout, retry, breaker and the owner's: see `hooks.ts`).
+   * Sends one request through the hooks (its owner's: see `hooks.ts`).
    * Resolves to the status and the body parsed with `schema`; rejects with a coded GatewayError.
    */
   request<S extends z.ZodType | undefined = undefined>(request: RestRequest<S>): Promise<RestResponse<Parsed<S>>>;
@@ -339,14 +314,11 @@ export function queryString(query: Query | undefined): string {
 
   /**
    * Whether the upstream answers at all: a GET of the base URL without credentials, answered
-   * below 500 within `timeoutMs` (default: the request timeout, at most 2 s). It counts for the
-   * circuit breaker like any request (it is the probe when the cool-down is over, and is refused
-   * while the breaker is open), is never retried and goes through no hook.
+   * below 500 within `timeoutMs` (default: the pool's timeout, at most 2 s). It is never retried
+   * and goes through no hook: `pingThrough` (`resilience.ts`) counts it for a circuit breaker.
    */
   async ping(timeoutMs = Math.min(2_000, this.timeoutMs)): Promise<PingResult> {
     const started = performance.now();
-    const ticket = this.breaker.admit();
-    if (!ticket) return { reachable: false, durationMs: 0, reason: 'the circuit breaker is open' };
     const path = this.basePath || '/';
     const outcome = await this.tryOnce(
       'GET',
@@ -357,37 +329,16 @@ export function queryString(query: Query | undefined): string {
       64 * 1024,
     );
     const durationMs = performance.now() - started;
-    if ('tooLarge' in outcome) {
-      this.breaker.succeeded(ticket);
-      return { reachable: true, status: outcome.status, durationMs };
-    }
+    if ('tooLarge' in outcome) return { reachable: true, status: outcome.status, durationMs };
     if ('error' in outcome) {
-      this.breaker.failed(ticket);
       const reason = outcome.timedOut
         ? `GET ${path} did not answer within ${timeoutMs} ms`
         : toGatewayError(outcome.error, 'GET', path).message;
       return { reachable: false, durationMs, reason };
     }
-    if (outcome.status >= 500) {
-      this.breaker.failed(ticket);
+    if (outcome.status >= 500)
       return { reachable: false, status: outcome.status, durationMs, reason: `GET ${path} answered ${outcome.status}` };
-    }
-    this.breaker.succeeded(ticket);
     return { reachable: true, status: outcome.status, durationMs };
-  }
-
-  /** The state of the circuit breaker of the upstream origin. */
-  breakerStatus(): BreakerStatus {
-    return this.breaker.status();
-  }
-
-  /**
-   * Closes the circuit breaker at once: for an owner that knows the upstream serves again (the
-   * supervisor of the embedded platform, when a restarted process is ready), so requests need
-   * not fail fast until the cool-down is over.
-   */
-  resetBreaker(): void {
-    this.breaker.reset();
   }
 
   /**
@@ -478,7 +429,11 @@ export function queryString(query: Query | undefined): string {
   /** One try of a signed URL, never rejecting (see `tryOnce`). */
   private async trySigned(call: UpstreamCall): Promise<TryOutcome> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(1, call.deadline - performance.now()));
+    // Without a deadline (no timeout hook), the pool's timeouts or undici's bound the try.
+    const timer =
+      call.deadline === Number.POSITIVE_INFINITY
+        ? undefined
+        : setTimeout(() => controller.abort(), Math.max(1, call.deadline - performance.now()));
     try {
       const target = new URL(call.target);
       const options = { method: call.method, headers: call.headers, body: call.payload, signal: controller.signal };

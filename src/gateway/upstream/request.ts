@@ -77,6 +77,8 @@ export class RequestApi {
   readonly startedAt = performance.now();
 
   readonly #authorization: string | undefined;
+  /** Reads of what never changes, by key: made with the first (see `immutableReads`). */
+  #immutable: Map<string, Promise<unknown>> | undefined;
   /** What every upstream call of this request carries besides its credentials. */
   private readonly origin: Pick<Caller, 'requestId' | 'signal' | 'span'>;
 
@@ -105,6 +107,17 @@ export class RequestApi {
   /** Aborted when the client of the GraphQL request goes away. */
   get signal(): AbortSignal | undefined {
     return this.origin.signal;
+  }
+
+  /**
+   * The reads of things that never change (a revision, a document by id), by a key naming them for
+   * good: kept as long as this API, writes included, unlike the reads a write clears; a renewed API
+   * (a subscription's next event) starts without them. The schema's `readOnce` fills it; made when
+   * first asked for, so a request that reads nothing immutable allocates nothing for it.
+   */
+  get immutableReads(): Map<string, Promise<unknown>> {
+    this.#immutable ??= new Map();
+    return this.#immutable;
   }
 
   /**

@@ -177,24 +177,13 @@ export function notFound(what: string, id: string): GatewayError {
 
 // --- The per-request cache of immutable reads -----------------------------------------------------
 
-const immutableReads = new WeakMap<object, Map<string, Promise<unknown>>>();
-
 /**
- * Reads what never changes under `key` once per request: later asks share the first read, even
- * after a write (which clears the other per-request caches). Failures are kept too.
+ * Reads what never changes under `key` once per request (kept by its API: `immutableReads`):
+ * later asks share the first read, even after a write (which clears the other per-request
+ * caches). Failures are kept too.
  */
-/** The immutable reads of a request, by key. */
-function readsOf(ctx: GatewayContext): Map<string, Promise<unknown>> {
-  let reads = immutableReads.get(ctx.api);
-  if (!reads) {
-    reads = new Map();
-    immutableReads.set(ctx.api, reads);
-  }
-  return reads;
-}
-
 export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promise<T>): Promise<T> {
-  const reads = readsOf(ctx);
+  const reads = ctx.api.immutableReads;
   const known = reads.get(key);
   if (known) {
     ctx.api.usage.sharedReads += 1;
@@ -227,7 +216,7 @@ export function readDocumentOnce<T extends object>(
  * it had been read by id; true when the request holds that revision (kept now or read before).
  */
 export function keepRevision(ctx: GatewayContext, spaceId: string, raw: { id: string }): boolean {
-  const reads = readsOf(ctx);
+  const reads = ctx.api.immutableReads;
   const key = `revision:${compositeKey(spaceId, raw.id)}`;
   if (reads.has(key)) return true;
   const parsed = S.Revision.safeParse(raw);

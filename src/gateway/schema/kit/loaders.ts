@@ -27,8 +27,15 @@ interface RequestLoads {
 // of each node type of the schema.
 const requestLoads = createContextCache((): RequestLoads => ({ loaders: [], asked: 0 }));
 
-/** The request each loader was created for. */
-const loaderRequests = new WeakMap<object, RequestLoads>();
+/**
+ * The loads of the request a loader was created for, on the loader itself: its `cacheKeyFn` gets
+ * the loader as `this`, never the context, and a table beside the loaders would only map one to
+ * the other.
+ */
+const LOADS: unique symbol = Symbol('request loads');
+
+/** A loader of one request, carrying its loads (see `trackedPerRequest`). */
+type TrackedLoader = AnyLoader & { [LOADS]?: RequestLoads };
 
 /**
  * Declares a node fetched through a per-request loader: `load` reads one node by its key (each
@@ -45,9 +52,9 @@ export function loadableNode<Shape extends { id: string }>(
     // Called on every load of a key, cached or not, with the loader as `this`: what the loader
     // saves is counted from it.
     loaderOptions: {
-      cacheKeyFn(this: object, key: string) {
+      cacheKeyFn(this: TrackedLoader, key: string) {
         if (!priming) {
-          const request = loaderRequests.get(this);
+          const request = this[LOADS];
           if (request) request.asked += 1;
           noteTracedLoad(`${name}:${key}`);
         }
@@ -91,11 +98,11 @@ function trackedPerRequest<L extends AnyLoader>(
 ) {
   return Object.assign(
     (ctx: GatewayContext): L => {
-      const loader = getDataloader(ctx);
-      if (!loaderRequests.has(loader)) {
+      const loader: L & TrackedLoader = getDataloader(ctx);
+      if (loader[LOADS] === undefined) {
         const request = requestLoads(ctx);
         request.loaders.push(loader);
-        loaderRequests.set(loader, request);
+        loader[LOADS] = request;
       }
       return loader;
     },

@@ -1,3 +1,9 @@
+// At the gateway's top level, beside `context.ts` and `errors.ts`, because several roles write to it and
+// none owns it: the context builds it per request, the conversions (`conversion/`) and the answers to
+// introspection count their bytes in it, the cost and rate-limit plugins (`policy/`) read its points. It
+// is not the upstream layer's (beside `upstream/response-budget.ts`): it counts precisely what no
+// upstream request does. It imports nothing.
+
 /** Bytes of the gateway's own work that cost one point, as one upstream request does. */
 export const BYTES_PER_POINT = 64 * 1024;
 
