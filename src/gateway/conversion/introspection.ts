@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { perDocument } from '../per-document.js';
 import { ResponseTooLargeError } from '../errors.js';
 import type { IntrospectionJob } from './introspect.js';
 import type { ConversionPool } from './pool.js';
@@ -32,7 +33,7 @@ export function useIntrospectionInWorkers(pool: ConversionPool): Plugin {
 }
 
 async function inWorker(pool: ConversionPool, execution: ExecutionArgs): Promise<ExecutionResult | undefined> {
-  const ctx = execution.contextValue as GatewayContext & { request?: Request };
+  const ctx = execution.contextValue as GatewayContext;
   const budget = ctx.responseBudget;
   const job = {
     kind: 'introspection' as const,
@@ -42,7 +43,7 @@ async function inWorker(pool: ConversionPool, execution: ExecutionArgs): Promise
     operationName: execution.operationName ?? undefined,
     maxBytes: budget.max - budget.answerBytes,
   };
-  const outcome = await pool.run(job, ctx.request?.signal).catch(() => undefined);
+  const outcome = await pool.run(job, ctx.request.signal).catch(() => undefined);
   if (!outcome || 'invalid' in outcome) return undefined;
   if ('refused' in outcome) {
     const { what, value, max } = outcome.refused;
@@ -55,8 +56,8 @@ async function inWorker(pool: ConversionPool, execution: ExecutionArgs): Promise
   return JSON.parse(outcome.output) as ExecutionResult;
 }
 
-/** Whether the operation asks `__schema` or `__type`, and nothing but introspection. */
-function onlyIntrospection(document: DocumentNode, operationName: string | null | undefined): boolean {
+/** Whether the operation asks `__schema` or `__type`, and nothing but introspection: once per document. */
+const onlyIntrospection = perDocument((document: DocumentNode, operationName: string | null | undefined): boolean => {
   const operation = getOperationAST(document, operationName);
   if (!operation) return false;
   const fragments = new Map(
@@ -81,7 +82,7 @@ function onlyIntrospection(document: DocumentNode, operationName: string | null 
       return fragment !== undefined && walk(fragment);
     });
   return walk(operation.selectionSet) && asksSchema;
-}
+});
 
 const described = new WeakMap<GraphQLSchema, IntrospectionJob['schema']>();
 

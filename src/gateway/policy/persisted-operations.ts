@@ -74,12 +74,13 @@ export function usePersistedDocuments(options: PersistedOperationsOptions): Pers
       if (!manifest.has(hash)) partsOf(context).registration = { hash, document: params.query };
     },
   };
-  const registerRunning = async ({ args }: { args: ExecutionArgs }) => {
+  // Not async: an operation that registers nothing (nearly all) goes on without a promise to wait for.
+  const registerRunning = ({ args }: { args: ExecutionArgs }): Promise<void> | undefined => {
     const ctx = args.contextValue as GatewayContext;
     const registration = ctx.registration;
-    if (!registration) return;
+    if (!registration) return undefined;
     ctx.work.add('registration', Buffer.byteLength(registration.document));
-    await store.set(registration.hash, registration.document, REGISTERED_TTL_MS);
+    return store.set(registration.hash, registration.document, REGISTERED_TTL_MS);
   };
   const register: Plugin = { onExecute: registerRunning, onSubscribe: registerRunning };
   const serve = usePersistedOperations({

@@ -8,6 +8,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { type AnswerEnding, answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
+import { perDocument } from '../per-document.js';
 import { partsOf } from '../request-parts.js';
 import { requestIdOf } from './request-id.js';
 
@@ -67,13 +68,13 @@ export function isOperationPath(pathname: string): boolean {
 }
 
 /** The type and name (cut to 100 characters) of the operation a document runs; nulls when it has none. */
-export function operationOf(
+export const operationOf: (
   document: DocumentNode,
   operationName: string | null | undefined,
-): { type: string | null; name: string | null } {
+) => { readonly type: string | null; readonly name: string | null } = perDocument((document, operationName) => {
   const operation = getOperationAST(document, operationName);
   return { type: operation?.operation ?? null, name: operation?.name?.value.slice(0, MAX_NAME) ?? null };
-}
+});
 
 /**
  * Follows every GraphQL request through the plugin chain and hands one report per request to each

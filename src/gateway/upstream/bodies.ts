@@ -66,9 +66,15 @@ let splicing: { place(text: string): string } | undefined;
  */
 export function stringifyAnswer(value: unknown): string {
   const texts: string[] = [];
-  const nonce = randomUUID();
+  // Drawn for an answer that holds a checked body: most hold none.
+  let nonce: string | undefined;
   const outer = splicing;
-  splicing = { place: (text) => `\u0000${nonce}:${texts.push(text) - 1}` };
+  splicing = {
+    place: (text) => {
+      nonce ??= randomUUID();
+      return `\u0000${nonce}:${texts.push(text) - 1}`;
+    },
+  };
   try {
     const json = JSON.stringify(value);
     if (texts.length === 0) return json;

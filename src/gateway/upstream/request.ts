@@ -64,9 +64,10 @@ export type ReadApi = Pick<RequestApi, 'get' | 'read'>;
  */
 export class RequestApi {
   private readonly reads = new Map<string, Read>();
-  private readonly downloads = new Map<string, Promise<{ text: string; contentType: string | undefined }>>();
+  // Made by the first download or first page read: most requests make neither.
+  private downloads: Map<string, Promise<{ text: string; contentType: string | undefined }>> | undefined;
   /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
-  private readonly firstPages = new Map<string, { path: string; query: Query }>();
+  private firstPages: Map<string, { path: string; query: Query }> | undefined;
   private readonly onWrite: Array<() => void> = [];
   /** The writes this request sent, in order: what a response cache forgets after a mutation. */
   readonly written: Write[] = [];
@@ -215,6 +216,7 @@ export class RequestApi {
       (authorization === this.#authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
     return this.shared(key, { method: 'GET', path, query, ...how }, schema, () => {
       if (authorization === this.#authorization && query && query.page == null && query.limit != null) {
+        this.firstPages ??= new Map();
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
     });
@@ -304,7 +306,7 @@ export class RequestApi {
     operation?: CallName,
   ): Promise<z.infer<S>> {
     await Promise.resolve();
-    const known = this.firstPages.get(path + queryString(filters));
+    const known = this.firstPages?.get(path + queryString(filters));
     const how = { authorization: this.#authorization, operation };
     return known
       ? this.readOnce(known.path, schema, known.query, how)
@@ -383,7 +385,7 @@ export class RequestApi {
   /** Reads the text at a download URL the platform gave (see `RestClient.download`), once per request; counts as one request. */
   download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
     const key = `DOWNLOAD\u0000${url}`;
-    let done = this.downloads.get(key);
+    let done = this.downloads?.get(key);
     if (done) {
       this.usage.sharedReads += 1;
       return done;
@@ -413,6 +415,7 @@ export class RequestApi {
           retries: 0,
         });
     });
+    this.downloads ??= new Map();
     this.downloads.set(key, done);
     return done;
   }
@@ -484,8 +487,8 @@ export class RequestApi {
 
   private invalidate(): void {
     this.reads.clear();
-    this.downloads.clear();
-    this.firstPages.clear();
+    this.downloads?.clear();
+    this.firstPages?.clear();
     for (const clear of this.onWrite) clear();
   }
 }
