@@ -1,4 +1,5 @@
 import { Pool, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import {
   AbandonedRequestError,
@@ -587,22 +588,46 @@ type TryOutcome =
   | { status: number; tooLarge: number }
   | { error: unknown; timedOut: boolean };
 
+const ignore = () => {};
+
 /**
  * Reads a body as UTF-8 text, up to `maxBytes`: past it, reading stops (so a huge body costs no
  * more than the bound) and `tooLarge` tells how many bytes had arrived.
  */
-async function readBody(
-  body: AsyncIterable<Buffer | Uint8Array>,
-  maxBytes: number,
-): Promise<{ text: string; bytes: number } | { tooLarge: number }> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > maxBytes) return { tooLarge: bytes };
-    chunks.push(chunk as Buffer);
-  }
-  return { text: Buffer.concat(chunks, bytes).toString('utf8'), bytes };
+function readBody(body: Readable, maxBytes: number): Promise<{ text: string; bytes: number } | { tooLarge: number }> {
+  // Events rather than `for await`: an async iterator and a promise per chunk, on every upstream answer.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    // A later error of a stream left behind (its socket failing) must not be an unhandled one.
+    const settle = () => {
+      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose).on('error', ignore);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      settle();
+      body.destroy();
+      resolve({ tooLarge: bytes });
+    };
+    const onEnd = () => {
+      settle();
+      resolve({ text: Buffer.concat(chunks, bytes).toString('utf8'), bytes });
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    // Closed with neither its end nor an error: cut off, as a stream's iterator would say.
+    const onClose = () => {
+      settle();
+      reject(Object.assign(new Error('The answer ended before its body did'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /**
