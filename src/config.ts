@@ -216,6 +216,8 @@ export const configSchema = z.object({
   MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(100),
   /** Most root fields in an operation. @default 50 */
   MAX_ROOT_FIELDS: z.coerce.number().int().positive().default(50),
+  /** Most operations in one batched request (a JSON array, as Apollo's BatchHttpLink sends); 0 turns batching off. @default 10 */
+  MAX_BATCH_OPERATIONS: z.coerce.number().int().min(0).max(100).default(10),
   /** Most upstream requests one operation makes; further ones fail alone. @default 1000 */
   MAX_UPSTREAM_REQUESTS: z.coerce.number().int().positive().default(1000),
   /**
@@ -405,6 +407,7 @@ export function limitsFromConfig(config: Config): GatewayLimits {
     maxRootFields: config.MAX_ROOT_FIELDS,
     maxUpstreamRequests: config.MAX_UPSTREAM_REQUESTS,
     maxResponseBytes: config.MAX_RESPONSE_BYTES,
+    maxBatchOperations: config.MAX_BATCH_OPERATIONS,
   };
 }
 

@@ -36,6 +36,7 @@ describe('configuration', () => {
       AUDIT_RETENTION_DAYS: 365,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
+      MAX_BATCH_OPERATIONS: 10,
       MAX_REQUEST_BYTES: 1_048_576,
       MAX_UPLOAD_BYTES: 10_551_296,
       MAX_QUERY_TOKENS: 10_000,

@@ -11,6 +11,8 @@
  */
 export interface RequestParts {
   request: Request;
+  /** On an operation of a batched request (see `http/batches.ts`): its place in the batch, from 0. */
+  batchIndex?: number | undefined;
 }
 
 /**
@@ -19,4 +21,14 @@ export interface RequestParts {
  */
 export function partsOf(serverContext: object): Partial<RequestParts> {
   return serverContext as Partial<RequestParts>;
+}
+
+/**
+ * Whether `context` is one operation of a batched request: yoga runs each on a child of the
+ * request's server context, which sees the request's parts and keeps what it adds to itself. A
+ * plugin that keeps a record per operation (the cost's timing, the operation log's entry) makes it
+ * that operation's own there, instead of sharing the request's.
+ */
+export function isBatchItem(context: object): boolean {
+  return partsOf(context).batchIndex !== undefined;
 }

@@ -12,6 +12,7 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
+import { useBatches } from './batches.js';
 import { useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useAnswerText } from './answer-text.js';
@@ -277,6 +278,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     // GraphQL over HTTP's persisted documents: `{ "documentId": "<hash>" }` instead of the query.
     extraParamNames: ['documentId'],
+    // Batches are bounded by `useBatches`, whose refusals are coded: yoga's own bound is only a backstop.
+    batching: { limit: Number.MAX_SAFE_INTEGER },
     // Bounded by the heap the documents take, not by their number (see `parsedDocumentCache`).
     parserAndValidationCache: parsedDocumentCache(PARSED_DOCUMENTS_BYTES),
     landingPage: false,
@@ -305,6 +308,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Among the first: the times of `explain` count from its onRequest.
       explain,
       useClientAddress(trustedProxies),
+      // Before any plugin that keeps a record per operation: each operation of a batch is known as one.
+      useBatches(limits.maxBatchOperations),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       ...(graphiql.enabled && graphiql.demoTokens
         ? [useDemoTabs({ persistedOnly, demoTokens: graphiql.demoTokens })]

@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { partsOf } from '../request-parts.js';
+import { isBatchItem, partsOf } from '../request-parts.js';
 import { callerOf } from '../state/caller.js';
 import { exceededLimit, NO_COST, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
@@ -104,13 +104,28 @@ export function useOperationCost(limits: GatewayLimits, options: OperationCostOp
       if (costing) costing.subscription = true;
       admit(args, setResultAndStopExecution);
     },
-    onResultProcess({ result, setResult, serverContext }) {
-      if (Array.isArray(result)) return;
-      const costing = partsOf(serverContext).costing;
+    onParams({ context }) {
+      // An operation of a batch keeps its own record, timed from the request's arrival.
+      if (!isBatchItem(context)) return;
+      const parts = partsOf(context);
+      parts.costing = { arrivedAt: parts.costing?.arrivedAt ?? performance.now() };
+    },
+    // Each operation's answer, a batch's included, with the operation's own context.
+    onExecutionResult({ result, setResult, context }) {
+      if (!result) return;
+      const costing = partsOf(context).costing;
       if (isResult(result)) setResult(withCost(costing, result));
       // @defer and @stream: each payload carries the running cost; the last one the explanation.
       else if (isAsyncIterable(result))
         setResult(mapAsyncIterator(result, (payload: IncrementalPayload) => withCost(costing, payload)));
+    },
+    // An answer no operation made (a request refused before its parameters were read, a persisted id
+    // not found) gets its report here: nothing ran, nothing was sent.
+    onResultProcess({ result, setResult, serverContext }) {
+      const costing = partsOf(serverContext).costing;
+      if (Array.isArray(result))
+        setResult(result.map((one) => (hasCost(one) ? one : withCost(undefined, one as ExecutionResult))));
+      else if (isResult(result) && !hasCost(result)) setResult(withCost(costing, result));
     },
   };
 
@@ -158,6 +173,10 @@ function anonymousIntrospection(): GatewayError {
 
 /** One payload of an answer: the whole answer, or a part of an incremental one (`hasNext` set). */
 type IncrementalPayload = ExecutionResult & { hasNext?: boolean };
+
+function hasCost(result: unknown): boolean {
+  return (result as ExecutionResult).extensions?.cost !== undefined;
+}
 
 function isResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);

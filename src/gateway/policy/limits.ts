@@ -43,6 +43,8 @@ export interface GatewayLimits {
    * (`limit: responseBytes`). @default 8388608
    */
   maxResponseBytes: number;
+  /** Most operations in one batched request (a JSON array); 0 takes one operation per request. @default 10 */
+  maxBatchOperations: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -55,6 +57,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxRootFields: 50,
   maxUpstreamRequests: 1000,
   maxResponseBytes: 8 * 1024 * 1024,
+  maxBatchOperations: 10,
 };
 
 /** Items of a page of a connection when `first` is not given. */

@@ -239,13 +239,13 @@ export function useRateLimits(
   return {
     onExecute: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
     onSubscribe: ({ args, setResultAndStopExecution }) => reserve(args, setResultAndStopExecution),
-    async onResultProcess({ request, result, setResult, serverContext }) {
-      if (Array.isArray(result)) return;
+    // Each operation's answer, a batch's included, reports its own reservation.
+    async onExecutionResult({ request, result, setResult, context }) {
+      if (!result) return;
       if (!isAsyncIterable(result)) {
-        setResult(withReport(result, await report(request, serverContext, true)));
+        setResult(withReport(result, await report(request, context, true)));
         return;
       }
-      // Answers in parts settle with their last part; subscriptions with their first event.
       let events = 0;
       setResult(
         mapAsyncIterator(
@@ -253,16 +253,25 @@ export function useRateLimits(
           async (payload: ExecutionResult & { hasNext?: boolean }) => {
             events += 1;
             const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
-            return withReport(payload, await report(request, serverContext, last));
+            return withReport(payload, await report(request, context, last));
           },
           undefined,
-          // An answer cut short (the client went away before its last part or first event) is settled too.
           () => {
-            const reservation = partsOf(serverContext).reservation;
+            const reservation = partsOf(context).reservation;
             if (reservation) void settle(reservation);
           },
         ),
       );
+    },
+    // An answer no operation made (a request refused before its parameters were read, a persisted
+    // id not found): the caller's budget as it stands.
+    async onResultProcess({ request, result, setResult, serverContext }) {
+      if (isAsyncIterable(result)) return;
+      const answers = Array.isArray(result) ? result : [result];
+      if (answers.every(hasReport)) return;
+      const looked = await report(request, serverContext, true);
+      const reported = answers.map((one) => (hasReport(one) ? one : withReport(one, looked)));
+      setResult(Array.isArray(result) ? reported : reported[0]!);
     },
   };
 }
@@ -270,6 +279,10 @@ export function useRateLimits(
 /** Points an operation spent: its upstream requests and the gateway's own work. */
 function spent(context: GatewayContext): number {
   return context.api.usage.sent + context.work.points;
+}
+
+function hasReport(result: ExecutionResult): boolean {
+  return result.extensions?.rateLimit !== undefined;
 }
 
 function withReport<R extends ExecutionResult>(result: R, rateLimit: RateLimitStatus | undefined): R {

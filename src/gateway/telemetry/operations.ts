@@ -47,6 +47,8 @@ interface Pending extends AnswerEnding {
   cacheHit: boolean | null;
   /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */
   fromText?: { type: string | null; name: string | null };
+  /** A batched request's: an entry per operation, in the batch's order, each reported on its own line. */
+  operations?: Pending[];
 }
 
 declare module '../request-parts.js' {
@@ -85,6 +87,10 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
   function finish(entry: Pending, status: number): void {
     if (entry.reported) return;
     entry.reported = true;
+    if (entry.operations) {
+      for (const operation of entry.operations) finish(operation, status);
+      return;
+    }
     const named = entry.cacheHit && entry.fromText ? entry.fromText : undefined;
     const report: OperationReport = {
       requestId: entry.requestId,
@@ -129,9 +135,26 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       request.signal?.addEventListener('abort', () => finish(entry, 499), { once: true });
     },
     onParams({ params, context }) {
+      const parts = partsOf(context);
+      let entry = parts.operationReport;
+      if (!entry) return;
+      // An operation of a batch: an entry of its own, reported with the request's id and status.
+      // Made for every operation of the batch at the first, so that one refused before it got here is reported too.
+      if (parts.batchIndex !== undefined && !entry.reported) {
+        const { requestId, startedAt } = entry;
+        entry.operations ??= Array.from({ length: parts.batch?.size ?? 0 }, () => ({
+          requestId,
+          startedAt,
+          operationName: null,
+          operationType: null,
+          errorCodes: [],
+          cacheHit: null,
+        }));
+        entry = entry.operations[parts.batchIndex] ?? entry;
+        parts.operationReport = entry;
+      }
       // Known before anything runs: an answer from the response cache never reaches onExecute.
-      const entry = partsOf(context).operationReport;
-      if (!entry || typeof params.query !== 'string') return;
+      if (typeof params.query !== 'string') return;
       const head = OPERATION_HEAD.exec(params.query);
       entry.fromText = {
         type: head?.[1] ?? (params.query.trimStart().startsWith('{') ? 'query' : null),
@@ -155,16 +178,25 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
         return payload;
       };
       if (ends.follow(entry, process, each)) return;
-      const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
-      entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
-      const cached = (results[0]?.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
-      if (cached) entry.cacheHit = cached.hit === true;
+      if (!Array.isArray(result)) return noteAnswer(entry, result as ExecutionResult);
+      // A batch's answers, each its operation's (an operation refused before it had an entry is left out).
+      (result as ExecutionResult[]).forEach((one, index) => {
+        const operation = entry.operations?.[index];
+        if (operation) noteAnswer(operation, one);
+      });
     },
     onResponse({ response, serverContext }) {
       const entry = partsOf(serverContext).operationReport;
       if (entry) ends.responded(entry, response.status);
     },
   };
+}
+
+/** What an answer tells its entry: the codes of its errors, whether the response cache gave it. */
+function noteAnswer(entry: Pending, result: ExecutionResult): void {
+  entry.errorCodes = [...new Set((result.errors ?? []).map(codeOf))];
+  const cached = (result.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
+  if (cached) entry.cacheHit = cached.hit === true;
 }
 
 function codeOf(error: GraphQLError): string {
