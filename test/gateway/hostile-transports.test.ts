@@ -486,7 +486,7 @@ describe('connections per address', () => {
     });
   });
 
-  it('holds a caller to MAX_SUBSCRIPTIONS_PER_CALLER however many connections it opens', async () => {
+  it('holds a caller to MAX_SUBSCRIPTIONS_PER_CALLER however many connections and lanes it opens', async () => {
     await withServer({ subscriptions: { pollMs: 200, maxPerCaller: 2 } }, {}, async ({ gateway, url }) => {
       const variables = { id: platform.spaceId('Getting started') };
       const clients = Array.from({ length: 3 }, () =>
@@ -509,7 +509,18 @@ describe('connections per address', () => {
         for (const events of admitted) expect((await events.next()).value.errors).toBeUndefined();
         const refusedOverWebSocket = await clients[2]!.iterate<any>({ query: CONTENT, variables }).next();
         const refusedOverStream = await sse.iterate<any>({ query: CONTENT, variables }).next();
-        for (const refused of [refusedOverWebSocket, refusedOverStream])
+        // Apollo's multipart subscriptions: refused before any part, as JSON (which its Accept allows).
+        const overMultipart = await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0,application/json',
+            authorization: `Bearer ${platform.adminToken}`,
+          },
+          body: JSON.stringify({ query: CONTENT, variables }),
+        });
+        const refusedOverMultipart = { value: await overMultipart.json() };
+        for (const refused of [refusedOverWebSocket, refusedOverStream, refusedOverMultipart])
           expect(refused.value.errors[0].extensions).toMatchObject({
             code: 'RATE_LIMITED',
             limit: 'subscriptionsPerCaller',

@@ -13,6 +13,7 @@ import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
 import { useBatches } from './batches.js';
+import { useMultipartSubscriptions } from './multipart-subscriptions.js';
 import { useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useAnswerText } from './answer-text.js';
@@ -343,6 +344,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       persistedDocuments.register,
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
+      // Subscriptions over HTTP multipart, as Apollo's clients ask for them (`subscriptionSpec=1.0`).
+      useMultipartSubscriptions(),
       // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.
       eventStreams,
       useErrorPolicy(),

@@ -49,17 +49,50 @@ const BODILESS: Record<number, { code: ErrorCode; reason: string; message: strin
 };
 
 /**
+ * A 406, saying what the client's `Accept` asked for and what this answer could have been sent
+ * as: yoga lists the formats it considered in the response's own `accept` header (for an answer in
+ * parts, a subscription's included, only the streaming ones).
+ */
+function notAcceptable(request: Request, response: Response): (typeof BODILESS)[number] {
+  const sent = request.headers.get('accept')?.slice(0, 200) || '(none)';
+  const offered = [
+    ...new Set(
+      (response.headers.get('accept') ?? '')
+        .split(',')
+        .map((type) => type.split(';')[0]!.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const formats =
+    offered.length > 0
+      ? offered.join(', ')
+      : 'application/json, application/graphql-response+json, multipart/mixed or text/event-stream';
+  return {
+    code: 'BAD_USER_INPUT',
+    reason: 'NOT_ACCEPTABLE',
+    message: `The Accept header sent (${sent}) allows none of the formats this answer can come in: ${formats}${
+      offered.includes('text/event-stream')
+        ? ' (an answer in parts, or a subscription: for Apollo multipart subscriptions, `multipart/mixed;subscriptionSpec=1.0`)'
+        : ''
+    }`,
+  };
+}
+
+/**
  * The refusal yoga answers without a body (an unknown path, an unsupported content type, an
  * Accept header it cannot satisfy), given a JSON body with a coded error like every other answer;
  * undefined for any other response.
  */
-export function describeBodilessRefusal(response: Response): Response | undefined {
+export function describeBodilessRefusal(response: Response, request?: Request): Response | undefined {
   if (response.status < 400 || response.body !== null) return undefined;
-  const known = BODILESS[response.status] ?? {
-    code: 'BAD_USER_INPUT',
-    reason: 'BAD_REQUEST',
-    message: `The request was refused (HTTP ${response.status})`,
-  };
+  const known =
+    response.status === 406 && request
+      ? notAcceptable(request, response)
+      : (BODILESS[response.status] ?? {
+          code: 'BAD_USER_INPUT',
+          reason: 'BAD_REQUEST',
+          message: `The request was refused (HTTP ${response.status})`,
+        });
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
   const body = { errors: [{ message: known.message, extensions: { code: known.code, reason: known.reason } }] };
@@ -80,8 +113,8 @@ export function useErrorPolicy(): Plugin {
       else if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, normalizePayload));
       else setResult(normalizeResult(result));
     },
-    onResponse({ response, setResponse }) {
-      const described = describeBodilessRefusal(response);
+    onResponse({ request, response, setResponse }) {
+      const described = describeBodilessRefusal(response, request);
       if (described) setResponse(described);
     },
   };
