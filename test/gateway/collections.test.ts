@@ -336,7 +336,7 @@ describe('Organization.collections', () => {
     ]);
   });
 
-  it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
+  it('refuses first: 1001, and paging both ways at once, with BAD_USER_INPUT', async () => {
     const tooMany = await run(
       `query CollectionsTooMany { organization(id: "northwind") { collections(first: 1001) { totalCount } } }`,
     );
@@ -380,16 +380,15 @@ describe('Organization.collections', () => {
       upstream: 1,
     });
     const backwards = await run(
-      `query CollectionsBackwards { collection(id: "${C.guides}") { users(last: 1) { totalCount } } }`,
+      `query CollectionsBothWays { collection(id: "${C.guides}") { users(first: 1, last: 1) { totalCount } } }`,
     );
     expect(backwards).toEqual({
       data: { collection: null },
       errors: [
         {
-          message:
-            'Backward paging (`last`/`before`) is not supported: the platform pages forward only; use `first`/`after`',
+          message: 'Page one way at a time: `first`/`after` forward, or `last`/`before` backward',
           path: ['collection', 'users'],
-          extensions: { code: 'BAD_USER_INPUT', field: ['last'] },
+          extensions: { code: 'BAD_USER_INPUT', field: ['first'] },
         },
       ],
       upstream: 1,

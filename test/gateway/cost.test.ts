@@ -109,6 +109,23 @@ describe('extensions.cost', () => {
     expect(costOf(result)).toMatchObject({ nodes: 4 + 4 * 3, maxUpstreamRequests: 1 + 4 });
   });
 
+  it('bounds a page read backward by the pages it may read from the start, and counts its `last`', async () => {
+    const last = await g.gql(
+      `{ organization(id: "acme") { spaces(last: 2) { nodes { title } pageInfo { startCursor } } } }`,
+    );
+    expect(last.errors).toBeUndefined();
+    // The organization, then at most 10 pages of 1000; one holds the demo's spaces.
+    expect(costOf(last)).toMatchObject({ nodes: 2, maxUpstreamRequests: 1 + 10, upstreamRequests: 2 });
+    const before = (last.data as any).organization.spaces.pageInfo.startCursor;
+    const earlier = await g.gql(
+      `query ($before: String) { organization(id: "acme") { spaces(last: 3, before: $before) { nodes { title } } } }`,
+      { before },
+    );
+    expect(earlier.errors).toBeUndefined();
+    // And the page `before` names, read again to know its item.
+    expect(costOf(earlier)).toMatchObject({ nodes: 3, maxUpstreamRequests: 1 + 1 + 10, upstreamRequests: 3 });
+  });
+
   it('counts each id of nodes(ids:) as an object and a request, and a link selecting only ids as free', async () => {
     const spaceId = g.platform.spaceId('Getting started');
     const space = await g.gql(`query ($id: ID!) { space(id: $id) { id } }`, { id: spaceId });

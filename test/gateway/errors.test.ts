@@ -129,6 +129,32 @@ describe('restConnection', () => {
     expect(repeating.edges.map((edge) => edge.node)).toEqual(['start', 'again']);
     expect(calls).toBe(2);
   });
+
+  it('pages backward through at most 10 pages of 1000, and refuses a list longer than that', async () => {
+    // A list of `total` items `{ id: n }`, paged by offset tokens as the platform pages.
+    const list = (total: number) => {
+      let calls = 0;
+      const fetchPage = async (page: string | undefined, limit: number) => {
+        calls += 1;
+        const start = Number(page ?? 0);
+        const items = Array.from({ length: Math.max(0, Math.min(limit, total - start)) }, (_, i) => ({
+          id: start + i,
+        }));
+        return { count: total, items, ...(start + limit < total ? { next: { page: String(start + limit) } } : {}) };
+      };
+      return { fetchPage, calls: () => calls };
+    };
+    const within = list(10_000);
+    const last = await restConnection({ last: 3 }, within.fetchPage);
+    expect(last.edges.map((edge) => edge.node)).toEqual([{ id: 9997 }, { id: 9998 }, { id: 9999 }]);
+    expect(last.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    expect(within.calls()).toBe(10);
+    const beyond = list(10_001);
+    await expect(restConnection({ last: 3 }, beyond.fetchPage)).rejects.toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: ['last'] },
+    });
+    expect(beyond.calls()).toBe(10);
+  });
 });
 
 describe('ids from clients', () => {

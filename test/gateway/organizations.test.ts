@@ -74,14 +74,16 @@ describe('organizations', () => {
     expect(second.upstream).toBe(1);
   });
 
-  it('rejects backward paging, oversized pages and foreign cursors before calling upstream', async () => {
-    const result = await g.gql(`{ a: organizations(last: 1) { totalCount } }`);
+  it('rejects oversized pages both ways and foreign cursors before calling upstream', async () => {
+    const result = await g.gql(`{ a: organizations(last: 1001) { totalCount } }`);
     expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['last'] } });
     const big = await g.gql(`{ organizations(first: 1001) { totalCount } }`);
     expect(big.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['first'] } });
     const cursor = await g.gql(`{ organizations(after: "not-a-cursor") { totalCount } }`);
     expect(cursor.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['after'] } });
-    expect(result.upstream + big.upstream + cursor.upstream).toBe(0);
+    const backCursor = await g.gql(`{ organizations(before: "not-a-cursor") { edges { cursor } } }`);
+    expect(backCursor.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['before'] } });
+    expect(result.upstream + big.upstream + cursor.upstream + backCursor.upstream).toBe(0);
   });
 
   it('answers a lookup with the platform id or the global ID, and null + NOT_FOUND for a missing one', async () => {

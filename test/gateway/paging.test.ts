@@ -185,31 +185,34 @@ function pageSelection({ owner, field }: { owner: string; field: string }, pagin
   const args = [ARGUMENTS[`${owner}.${field}`], paging].filter(Boolean).join(', ');
   return `page: ${field}(${args}) {
     totalCount
-    pageInfo { hasNextPage hasPreviousPage endCursor }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     edges { cursor node { ${itemSelection(itemType(connection.name))} } }
   }`;
 }
 
-/** The query of a page of `Owner.field` of the object `$id` (or of the root). */
-function pageQuery(connection: { owner: string; field: string }): string {
-  const page = pageSelection(connection, 'first: $first, after: $after');
-  if (connection.owner === 'Query') return `query Page($first: Int, $after: String) { ${page} }`;
-  return `query Page($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on ${connection.owner} { ${page} } } }`;
+/** The query of a page of `Owner.field` of the object `$id` (or of the root), forward or backward. */
+function pageQuery(connection: { owner: string; field: string }, backward = false): string {
+  const [size, cursor] = backward ? ['last', 'before'] : ['first', 'after'];
+  const page = pageSelection(connection, `${size}: $size, ${cursor}: $cursor`);
+  if (connection.owner === 'Query') return `query Page($size: Int, $cursor: String) { ${page} }`;
+  return `query Page($id: ID!, $size: Int, $cursor: String) { node(id: $id) { ... on ${connection.owner} { ${page} } } }`;
 }
 
 interface Page {
   totalCount: number;
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null };
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
   edges: Array<{ cursor: string; node: unknown }>;
 }
 
+/** A page of `first` after `after`, or with `backward`, of `last` before `before`. */
 async function readPage(
   connection: { owner: string; field: string },
   id: string | null,
-  first: number,
-  after: string | null,
+  size: number,
+  cursor: string | null,
+  backward = false,
 ): Promise<Page> {
-  const result = await g.gql(pageQuery(connection), { ...(id ? { id } : {}), first, after });
+  const result = await g.gql(pageQuery(connection, backward), { ...(id ? { id } : {}), size, cursor });
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
   return connection.owner === 'Query' ? result.data.page : result.data.node.page;
 }
@@ -289,11 +292,15 @@ describe('every connection with demo data', () => {
       const items = whole.edges.map((edge) => edge.node);
       const keys = items.map((item) => JSON.stringify(item));
       expect(new Set(keys).size, 'an item twice in one page').toBe(keys.length);
-      expect(await readPage(connection, holder.id, 0, null)).toEqual({
-        totalCount: items.length,
-        pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null },
-        edges: [],
-      });
+      for (const backward of [false, true])
+        expect(await readPage(connection, holder.id, 0, null, backward)).toEqual({
+          totalCount: items.length,
+          pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+          edges: [],
+        });
+      expect(await readPage(connection, holder.id, 1000, null, true), 'the last 1000 are the whole list').toEqual(
+        whole,
+      );
       for (const first of [1, 2, 5]) {
         const paged: unknown[] = [];
         let after: string | null = null;
@@ -308,6 +315,28 @@ describe('every connection with demo data', () => {
           after = page.pageInfo.endCursor;
         }
         expect(paged, `paged by ${first}`).toEqual(items);
+      }
+      // Backward from the end, as a client's `while (hasPreviousPage)` loop does.
+      for (const last of [1, 2]) {
+        const paged: unknown[] = [];
+        let before: string | null = null;
+        for (let pages = 0; pages <= items.length; pages += 1) {
+          const page = await readPage(connection, holder.id, last, before, true);
+          expect(page.totalCount, `totalCount of a page of the last ${last}`).toBe(items.length);
+          expect(page.pageInfo.startCursor).toBe(page.edges[0]?.cursor ?? null);
+          expect(page.pageInfo.hasNextPage).toBe(before !== null);
+          paged.unshift(...page.edges.map((edge) => edge.node));
+          if (!page.pageInfo.hasPreviousPage) break;
+          expect(page.edges.length, `a page of the last ${last} with more before it`).toBe(last);
+          before = page.pageInfo.startCursor;
+        }
+        expect(paged, `paged backward by ${last}`).toEqual(items);
+      }
+      // A backward page's cursors resume forward: after the first of the last two, the last one.
+      if (items.length >= 2) {
+        const lastTwo = await readPage(connection, holder.id, 2, null, true);
+        const rest = await readPage(connection, holder.id, 1000, lastTwo.edges[0]!.cursor);
+        expect(rest.edges.map((edge) => edge.node)).toEqual(items.slice(-1));
       }
     },
     60_000,

@@ -240,7 +240,7 @@ describe('Organization.spaces', () => {
     ]);
   });
 
-  it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
+  it('refuses first: 1001, and paging both ways at once, with BAD_USER_INPUT', async () => {
     expect(
       await run(`query SpacesTooMany { organization(id: "northwind") { title spaces(first: 1001) { totalCount } } }`),
     ).toEqual({
@@ -255,15 +255,14 @@ describe('Organization.spaces', () => {
       upstream: 1,
     });
     expect(
-      await run(`query SpacesBackwards { organization(id: "northwind") { spaces(last: 1) { totalCount } } }`),
+      await run(`query SpacesBothWays { organization(id: "northwind") { spaces(first: 1, last: 1) { totalCount } } }`),
     ).toEqual({
       data: { organization: { spaces: null } },
       errors: [
         {
-          message:
-            'Backward paging (`last`/`before`) is not supported: the platform pages forward only; use `first`/`after`',
+          message: 'Page one way at a time: `first`/`after` forward, or `last`/`before` backward',
           path: ['organization', 'spaces'],
-          extensions: { code: 'BAD_USER_INPUT', field: ['last'] },
+          extensions: { code: 'BAD_USER_INPUT', field: ['first'] },
         },
       ],
       upstream: 1,

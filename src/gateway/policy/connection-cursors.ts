@@ -38,7 +38,13 @@ export function isItemCursor(value: unknown): boolean {
 }
 
 /** The cursor `value` (an `after` argument) names; a BAD_USER_INPUT error when it is none of this gateway's. */
-export function decodeCursor(value: string): Cursor {
+/**
+ * Most pages of 1000 a connection reads to page backward (`last`, `before`): the platform pages
+ * forward only, so the items before a place are found by reading the list from its start.
+ */
+export const MAX_BACKWARD_PAGES = 10;
+
+export function decodeCursor(value: string, field: 'after' | 'before' = 'after'): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (typeof cursor.n === 'string' && cursor.n.length > 0 && cursor.n.length <= MAX_ITEM_KEY) return { n: cursor.n };
@@ -54,5 +60,5 @@ export function decodeCursor(value: string): Cursor {
   } catch {
     // reported below
   }
-  throw new BadUserInputError('`after` is not a cursor of this connection', ['after']);
+  throw new BadUserInputError(`\`${field}\` is not a cursor of this connection`, [field]);
 }

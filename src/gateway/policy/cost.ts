@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import { GatewayError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, type GatewayLimits } from './limits.js';
-import { isItemCursor } from './connection-cursors.js';
+import { isItemCursor, MAX_BACKWARD_PAGES } from './connection-cursors.js';
 
 /**
  * What a field costs the upstream, declared on the field as `extensions: { upstream }` (with the
@@ -371,6 +371,10 @@ function visitField(
   if (declared) {
     requests = declared.link && onlyKeys(node.selectionSet, walk.fragments) ? 0 : evaluate(declared.requests, args);
   }
+  // Paged backward, the list is read from its start (at most MAX_BACKWARD_PAGES pages), after a
+  // read of the page `before` names.
+  const backward = connection && (args.last != null || args.before != null);
+  if (backward && args.last !== 0) requests += MAX_BACKWARD_PAGES - 1 + (args.before ? 1 : 0);
   const list = isListType(getNullableType(field.type));
   const sized = list && declared?.items !== undefined;
   const items = list ? (sized ? evaluate(declared.items!, args) : DEFAULT_LIST_ITEMS) : 1;
@@ -383,7 +387,8 @@ function visitField(
   }
 
   if (connection) {
-    const first = typeof args.first === 'number' ? Math.max(0, args.first) : DEFAULT_PAGE_SIZE;
+    const size = backward ? args.last : args.first;
+    const first = typeof size === 'number' ? Math.max(0, size) : DEFAULT_PAGE_SIZE;
     visitConnection(node.selectionSet, target as GraphQLCompositeType, multiplier, first, depth + 1, walk);
     return;
   }

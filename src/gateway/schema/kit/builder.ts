@@ -53,11 +53,15 @@ export const builder = new SchemaBuilder<{
         'True when items follow this page: pass `endCursor` as `after` to get them. Always false for `first: 0`, which only counts (see `totalCount`), so that a `while (hasNextPage)` loop ends.',
     },
     hasPreviousPageFieldOptions: {
-      description: 'True when this page was requested with `after`, so items precede it.',
+      description:
+        'True when items precede this page: it was requested with `after`, or paged backward with items left before it.',
     },
     startCursorFieldOptions: { description: 'Cursor of the first item of this page; null when the page is empty.' },
     endCursorFieldOptions: { description: 'Cursor of the last item of this page; null when the page is empty.' },
-    cursorFieldOptions: { description: 'Opaque position of this item; pass it as `after` to continue right after it.' },
+    cursorFieldOptions: {
+      description:
+        'Opaque position of this item; pass it as `after` to continue right after it, or as `before` to page back from it.',
+    },
     pageInfoFieldOptions: { description: 'Paging information of this page.' },
     firstArgOptions: {
       description:
@@ -65,10 +69,12 @@ export const builder = new SchemaBuilder<{
     },
     afterArgOptions: { description: 'Returns the items right after the item with this cursor.' },
     lastArgOptions: {
-      description: 'Not supported: the platform pages forward only. Use `first`/`after`.',
+      description:
+        'Pages backward: the last items (of the list, or before `before`), 0 to 1000, in the list\'s order. Not with `first`/`after`. The platform pages forward only, so the list is read from its start, at most 10,000 items (past them, BAD_USER_INPUT: page forward instead). `last: 0` only counts.',
     },
     beforeArgOptions: {
-      description: 'Not supported: the platform pages forward only. Use `first`/`after`.',
+      description:
+        'Returns the items right before the item with this cursor (with `last`, 50 by default). Not with `first`/`after`.',
     },
     defaultConnectionTypeOptions: { description: 'A page of a list, with its total size (`totalCount`).' },
     defaultEdgeTypeOptions: { description: 'An item of a connection with its cursor.' },

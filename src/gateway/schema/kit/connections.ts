@@ -1,7 +1,7 @@
 import { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { BadUserInputError, isGatewayError } from '../../errors.js';
-import { decodeCursor, encodeCursor } from '../../policy/connection-cursors.js';
+import { decodeCursor, encodeCursor, MAX_BACKWARD_PAGES } from '../../policy/connection-cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../policy/limits.js';
 import type { Page, RestPages } from '../../upstream/operation.js';
 
@@ -25,19 +25,26 @@ export interface ConnectionResult<T> {
   totalCount: number;
 }
 
-/** Checks the paging arguments: forward paging only, `first` from 0 to 1000. */
-export function pageSize(args: ConnectionArgs): number {
-  if (args.last != null || args.before != null) {
-    throw new BadUserInputError(
-      'Backward paging (`last`/`before`) is not supported: the platform pages forward only; use `first`/`after`',
-      [args.last != null ? 'last' : 'before'],
-    );
+/** How a connection is paged: forward (`first` items after `after`) or backward (`last` items before `before`). */
+export type Paging = { backward: false; first: number } | { backward: true; last: number };
+
+/**
+ * Checks the paging arguments: `first`/`after` forward or `last`/`before` backward, not both
+ * ways at once; `first` and `last` from 0 to 1000 (`first` 50 when neither is given).
+ */
+export function pagingOf(args: ConnectionArgs): Paging {
+  const backward = args.last != null || args.before != null;
+  if (backward && (args.first != null || args.after != null)) {
+    throw new BadUserInputError('Page one way at a time: `first`/`after` forward, or `last`/`before` backward', [
+      args.first != null ? 'first' : 'after',
+    ]);
   }
-  const first = args.first ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
-    throw new BadUserInputError(`\`first\` must be between 0 and ${MAX_PAGE_SIZE}`, ['first']);
+  const name = backward ? 'last' : 'first';
+  const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(size) || size < 0 || size > MAX_PAGE_SIZE) {
+    throw new BadUserInputError(`\`${name}\` must be between 0 and ${MAX_PAGE_SIZE}`, [name]);
   }
-  return first;
+  return backward ? { backward, last: size } : { backward, first: size };
 }
 
 /** The key of a REST item in its lists, which item cursors name: its `id`. */
@@ -63,7 +70,9 @@ export async function restConnection<T>(
   fetchPage: PageFetcher<T>,
   keyOf: ItemKey<T> = restId,
 ): Promise<ConnectionResult<T>> {
-  const first = pageSize(args);
+  const paging = pagingOf(args);
+  if (paging.backward) return backwardConnection(paging.last, args.before ?? undefined, fetchPage, keyOf);
+  const { first } = paging;
   const cursor = args.after ? decodeCursor(args.after) : { p: null, i: -1 };
   const start: Resume<T> =
     'n' in cursor ? await resumeAfterItem(cursor.n, fetchPage, keyOf) : { token: cursor.p, skip: cursor.i + 1 };
@@ -113,6 +122,95 @@ export async function restConnection<T>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
   };
+}
+
+/**
+ * The `last` items before `before` (or at the list's end), over a list that pages forward only:
+ * the item `before` names is found first (its page read again), then the list is read from its
+ * start, a page of 1000 at a time, keeping the last `last` items seen before that item: at most
+ * `MAX_BACKWARD_PAGES` pages, past which the connection answers BAD_USER_INPUT. Each edge has the
+ * cursor its page gives it, so `after` resumes forward from any of them.
+ */
+async function backwardConnection<T>(
+  last: number,
+  before: string | undefined,
+  fetchPage: PageFetcher<T>,
+  keyOf: ItemKey<T>,
+): Promise<ConnectionResult<T>> {
+  // `last: 0` only counts, as `first: 0` does: one item read, and nothing on either side to page to.
+  if (last === 0) {
+    const { count } = await fetchPage(undefined, 1);
+    return {
+      edges: [],
+      totalCount: count,
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    };
+  }
+  const end = before === undefined ? undefined : await keyBefore(before, fetchPage, keyOf);
+  const kept: ConnectionResult<T>['edges'] = [];
+  let passed = 0;
+  let totalCount = 0;
+  let token: string | null = null;
+  let found = end === undefined;
+  const seen = new Set<string | null>([token]);
+  for (let pages = 0; !(found && end !== undefined); pages += 1) {
+    if (pages === MAX_BACKWARD_PAGES) {
+      throw new BadUserInputError(
+        `Paging backward reads the list from its start, at most ${MAX_BACKWARD_PAGES * MAX_PAGE_SIZE} items: page forward with \`first\`/\`after\` past them`,
+        [before === undefined ? 'last' : 'before'],
+      );
+    }
+    const page = await fetchPage(token ?? undefined, MAX_PAGE_SIZE);
+    if (pages === 0) totalCount = page.count;
+    for (const [index, node] of page.items.entries()) {
+      if (end !== undefined && identityOf(node, keyOf) === end.key) {
+        found = true;
+        break;
+      }
+      kept.push({ cursor: encodeCursor({ p: token, i: index }), node });
+      if (kept.length > last) {
+        kept.shift();
+        passed += 1;
+      }
+    }
+    if (found && end !== undefined) break;
+    if (!page.next || page.items.length === 0 || seen.has(page.next.page)) break;
+    seen.add(page.next.page);
+    token = page.next.page;
+  }
+  if (!found) throw new BadUserInputError('`before` names an item this list no longer holds', ['before']);
+  const edges = kept;
+  return {
+    edges,
+    totalCount,
+    pageInfo: {
+      hasPreviousPage: passed > 0,
+      // What `before` names follows the page.
+      hasNextPage: end !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+/** The key of the item `before` names: a create's item cursor names it; a page's cursor, by its page read again. */
+async function keyBefore<T>(before: string, fetchPage: PageFetcher<T>, keyOf: ItemKey<T>): Promise<{ key: unknown }> {
+  const cursor = decodeCursor(before, 'before');
+  if ('n' in cursor) return { key: cursor.n };
+  const page = await fetchPage(cursor.p ?? undefined, cursor.i + 1).catch((error: unknown) => {
+    if (isGatewayError(error) && error.code === 'BAD_USER_INPUT' && /"page"/.test(error.message)) {
+      throw new BadUserInputError('`before` is not a cursor of this connection', ['before'], error.upstreamStatus);
+    }
+    throw error;
+  });
+  const item = page.items[cursor.i];
+  if (item === undefined) throw new BadUserInputError('`before` names an item this list no longer holds', ['before']);
+  return { key: identityOf(item, keyOf) };
+}
+
+/** What tells an item from the others in its list: its key, or, for a list whose items have none (a grant, a link report), its JSON. */
+function identityOf<T>(item: T, keyOf: ItemKey<T>): unknown {
+  return keyOf(item) ?? JSON.stringify(item);
 }
 
 /**
@@ -197,8 +295,8 @@ const CONNECTION_ARGS = ['first', 'after', 'last', 'before'];
 
 /**
  * The builder's plugin for connection fields: one asked only for its `totalCount` (and
- * `__typename`) resolves with `first: 0`, whatever its `first`, so that it reads a page of one
- * item (see `listConnection`). An out-of-range `first` stays, so that the connection reports it.
+ * `__typename`) resolves with `first: 0`, whatever its `first` or `last`, so that it reads a page
+ * of one item (see `listConnection`). An out-of-range size stays, so that the connection reports it.
  * Other fields keep their resolver untouched.
  */
 export class CountOnlyConnectionsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
@@ -207,9 +305,20 @@ export class CountOnlyConnectionsPlugin<Types extends SchemaTypes> extends BaseP
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     if (!CONNECTION_ARGS.every((name) => name in fieldConfig.args)) return resolver;
-    return (parent, args: ConnectionArgs, ctx, info) =>
-      !selectsPage(info) && inPageRange(args.first) && args.first !== 0
-        ? resolver(parent, { ...args, first: 0 }, ctx, info)
-        : resolver(parent, args, ctx, info);
+    return (parent, args: ConnectionArgs, ctx, info) => {
+      if (selectsPage(info) || args.first === 0) return resolver(parent, args, ctx, info);
+      const backward = args.last != null || args.before != null;
+      const forward = args.first != null || args.after != null;
+      // Out-of-range sizes and both directions at once stay, so that the connection reports them.
+      if ((backward && forward) || !inPageRange(args.first) || !inPageRange(args.last))
+        return resolver(parent, args, ctx, info);
+      // Counted the same way whichever way it was paged: a backward page makes way for `first: 0`.
+      return resolver(
+        parent,
+        backward ? { ...args, first: 0, last: null, before: null } : { ...args, first: 0 },
+        ctx,
+        info,
+      );
+    };
   }
 }
