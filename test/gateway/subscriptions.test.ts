@@ -145,6 +145,35 @@ describe('spaceContentUpdated', () => {
     expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
   });
 
+  it('sends the revision a merge through the gateway makes at once, with one read, not at the next poll', async () => {
+    // A poll a minute: only the wake of the merge can bring the event within the test's time.
+    const slow = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 60_000 },
+    });
+    const served = await listen(slow);
+    try {
+      const { spaceId, changeRequestId } = await spaceWithChange('Woken');
+      const sub = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+      await sub.next();
+      platform.app.stats.reset();
+      const merged = await postGraphQL(slow, platform, {
+        query:
+          'mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { revision { platformId } } }',
+        variables: { id: changeRequestId },
+      });
+      const second = await sub.next();
+      expect(second.data.spaceContentUpdated.platformId).toBe(merged.body.data.mergeChangeRequest.revision.platformId);
+      // One read of the space found it: the wake's, no other poll.
+      expect(answersTo(`/spaces/${spaceId}`).map((answer) => answer.status)).toEqual([200]);
+      sub.close();
+    } finally {
+      await stop(served.server);
+      await slow.close();
+    }
+  });
+
   it('polls once per interval for 100 subscribers with one token, and not at all once they are gone', async () => {
     const spaceId = platform.spaceId('Getting started');
     const subs: Subscription[] = await Promise.all(

@@ -12,6 +12,7 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
+import { useWakeOnWrite } from '../live/wake-on-write.js';
 import { useBatches } from './batches.js';
 import { useMultipartSubscriptions } from './multipart-subscriptions.js';
 import { useClientAddress } from './client-address.js';
@@ -329,6 +330,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             cache: state.responseCache('response-cache:', responseCacheBounds(options.responseCache)),
           })
         : []),
+      // Subscriptions following what a mutation wrote hear of it at once.
+      useWakeOnWrite(live),
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
       ...(options.rateLimits && options.rateLimits.points > 0

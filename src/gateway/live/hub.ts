@@ -46,6 +46,14 @@ export interface WatchRequest<T> {
   usage?: Pick<UpstreamUsage, 'sent' | 'accepted'> | undefined;
 }
 
+/** The channel replicas tell each other the ids a write touched on (see `LiveHub.wake`). */
+const WAKE_CHANNEL = 'live:wake';
+
+/** The ids a watch's resource names (`change-request <spaceId> <id>` names both), from its key. */
+function resourceIds(key: string): string[] {
+  return key.slice(0, key.indexOf('\u0000')).split(' ').slice(1);
+}
+
 /** Polls a holder may miss before its lease moves to another replica. */
 const LEASE_INTERVALS = 3;
 
@@ -83,6 +91,8 @@ interface Watch {
   /** What the read last came to, and a hash of it (an upstream without entity tags is compared by it). */
   last?: { value: unknown; hash: string };
   timer?: NodeJS.Timeout;
+  /** Set while a poll runs; `again` when a wake came meanwhile, so that another follows it at once. */
+  inFlight?: { again: boolean };
 }
 
 /**
@@ -115,6 +125,7 @@ export class LiveHub {
   /** Set once the hub is closed: what a subscription asked for after that is refused with. */
   private closedWith: GatewayError | undefined;
   private readonly stopCatchingUp: (() => void) | undefined;
+  private readonly stopWaking: (() => void) | undefined;
 
   constructor(
     private readonly client: RestClient,
@@ -125,6 +136,37 @@ export class LiveHub {
     this.maxPerCaller = options.maxPerCaller ?? 1_000;
     this.shared = options.shared?.replicated ? options.shared : undefined;
     this.stopCatchingUp = this.shared?.channels.onReconnect(() => this.catchUp());
+    // Wakes from the other replicas: the holder of a woken watch's lease polls it.
+    this.stopWaking = this.shared?.channels.subscribe(WAKE_CHANNEL, (text) => {
+      const message = JSON.parse(text) as { from: string; ids: string[] };
+      if (message.from !== this.replica) this.wakeHere(new Set(message.ids));
+    }).close;
+  }
+
+  /**
+   * Polls at once every watch whose resource names one of `ids` (platform ids: a space, a change
+   * request, an organization…), on this replica and, through the shared state, on whichever holds
+   * its lease: a write made through the gateway reaches its subscribers in the time of one read,
+   * not of an interval. The watch's next poll then waits a whole interval again.
+   */
+  wake(ids: Iterable<string>): void {
+    const named = new Set(ids);
+    if (named.size === 0 || (this.watches.size === 0 && !this.shared)) return;
+    this.wakeHere(named);
+    if (this.shared)
+      void this.shared.channels.publish(WAKE_CHANNEL, JSON.stringify({ from: this.replica, ids: [...named] }));
+  }
+
+  private wakeHere(ids: ReadonlySet<string>): void {
+    for (const watch of this.watches.values()) {
+      if (!resourceIds(watch.key).some((id) => ids.has(id))) continue;
+      if (watch.inFlight) {
+        watch.inFlight.again = true;
+        continue;
+      }
+      clearTimeout(watch.timer);
+      void this.poll(watch);
+    }
   }
 
   /** Subscriptions open now. */
@@ -224,6 +266,7 @@ export class LiveHub {
   close(reason?: GatewayError): void {
     this.closedWith = reason ?? new GatewayError('SHUTTING_DOWN', 'This gateway serves no more subscriptions');
     this.stopCatchingUp?.();
+    this.stopWaking?.();
     for (const watch of this.watches.values()) {
       this.forget(watch);
       for (const subscriber of watch.subscribers) subscriber.stop(reason);
@@ -306,6 +349,8 @@ export class LiveHub {
 
   private async poll(watch: Watch, first = false, usage?: WatchRequest<unknown>['usage']): Promise<void> {
     watch.timer = undefined;
+    const inFlight = { again: false };
+    watch.inFlight = inFlight;
     try {
       // The first read of a watch is this replica's own: its subscribers' first event.
       if (first) await watch.listening;
@@ -318,9 +363,12 @@ export class LiveHub {
         return this.end(watch, error);
       }
       // A failure of the upstream (down, slow, invalid answer) ends nothing: the next poll tries again.
+    } finally {
+      watch.inFlight = undefined;
     }
     if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closedWith) {
-      watch.timer = setTimeout(() => void this.poll(watch), this.intervalMs);
+      // Woken while it read: what woke it may have come after the read, so it reads again now.
+      watch.timer = setTimeout(() => void this.poll(watch), inFlight.again ? 0 : this.intervalMs);
     }
   }
 

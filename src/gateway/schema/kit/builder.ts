@@ -70,7 +70,7 @@ export const builder = new SchemaBuilder<{
     afterArgOptions: { description: 'Returns the items right after the item with this cursor.' },
     lastArgOptions: {
       description:
-        'Pages backward: the last items (of the list, or before `before`), 0 to 1000, in the list\'s order. Not with `first`/`after`. The platform pages forward only, so the list is read from its start, at most 10,000 items (past them, BAD_USER_INPUT: page forward instead). `last: 0` only counts.',
+        "Pages backward: the last items (of the list, or before `before`), 0 to 1000, in the list's order. Not with `first`/`after`. The platform pages forward only, so the list is read from its start, at most 10,000 items (past them, BAD_USER_INPUT: page forward instead). `last: 0` only counts.",
     },
     beforeArgOptions: {
       description:
