@@ -15,7 +15,10 @@ import { requestIdOf } from './request-id.js';
 /** What one GraphQL request came to, once its answer left or its client went away. */
 export interface OperationReport {
   requestId: string;
-  /** The operation's name as the document gives it (cut to 100 characters); null for an anonymous one. */
+  /**
+   * The operation's name as the document gives it (cut to 100 characters); null for an anonymous one.
+   * For a request that never got as far as a document (an unknown persisted id), the `operationName` it sent.
+   */
   operationName: string | null;
   /** `query`, `mutation`, `subscription`; null when the request did not get as far as a document. */
   operationType: string | null;
@@ -127,6 +130,17 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       partsOf(serverContext).operationReport = entry;
       // A client that leaves before its answer gets no onResponse: its report is made here.
       request.signal?.addEventListener('abort', () => finish(entry, 499), { once: true });
+    },
+    onRequestParse({ serverContext }) {
+      const entry = partsOf(serverContext).operationReport;
+      if (!entry) return;
+      return {
+        // Before any onParams: the persisted operations' refusal of an unknown id comes from theirs.
+        onRequestParseDone({ requestParserResult: params }) {
+          const sent = Array.isArray(params) ? undefined : params.operationName;
+          if (typeof sent === 'string') entry.operationName = sent.slice(0, MAX_NAME);
+        },
+      };
     },
     onParams({ params, context }) {
       // Known before anything runs: an answer from the response cache never reaches onExecute.
