@@ -398,9 +398,13 @@ export const EmbedType = builder.objectRef<Embed>('Embed').implement({
 
 // --- Root fields ---------------------------------------------------------------------------------
 
-/** The published lookup's refusals of the visitor, told as such (not as the caller's own auth). */
-function visitorFailure(error: unknown): never {
-  if (isGatewayError(error) && error.upstreamStatus === 401)
+/**
+ * The published lookup's refusals of the visitor, told as such (not as the caller's own auth). A
+ * caller who sent no credentials is refused before any visitor is looked at: that 401 is theirs,
+ * UNAUTHENTICATED as on every other field.
+ */
+function visitorFailure(error: unknown, callerAuthorization: string | undefined): never {
+  if (isGatewayError(error) && error.upstreamStatus === 401 && callerAuthorization?.trim())
     throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 401, field: ['visitor', 'jwtToken'] });
   if (isGatewayError(error) && error.upstreamStatus === 400 && /visitor\.unsignedClaims/.test(error.message)) {
     throw new GatewayError('BAD_USER_INPUT', error.message, {
@@ -416,7 +420,7 @@ builder.queryFields((t) => ({
     type: UrlResolution,
     nullable: true,
     description:
-      'What a URL shows. A published URL is resolved as the visitor given (their token and claims decide what they see; without `visitor`, an anonymous visitor); an app URL of the platform (a collection, space, change request or page) as you. Null with NOT_FOUND when it shows nothing you may see. A refused visitor token is BAD_USER_INPUT on `visitor.jwtToken`, unless `redirectOnError` asks for the sign-in redirect.',
+      'What a URL shows. A published URL is resolved as the visitor given (their token and claims decide what they see; without `visitor`, an anonymous visitor); an app URL of the platform (a collection, space, change request or page) as you. Null with NOT_FOUND when it shows nothing you may see. A refused visitor token is BAD_USER_INPUT on `visitor.jwtToken`, unless `redirectOnError` asks for the sign-in redirect; without credentials of your own, UNAUTHENTICATED.',
     args: {
       url: t.arg.string({ required: true, description: 'The URL (http or https, at most 2048 characters).' }),
       visitor: t.arg({ type: VisitorInput, description: 'Who visits a published URL.' }),
@@ -455,7 +459,7 @@ builder.queryFields((t) => ({
           ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' }
           : { ...(data as PublishedContent), __typename: 'PublishedContent' };
       } catch (error) {
-        if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error);
+        if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error, ctx.api.authorization);
       }
       // Not a published URL: an app URL of the platform, resolved for the caller.
       const found = await resolveContentUrl(ctx.api, url.data);
