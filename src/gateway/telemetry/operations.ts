@@ -22,7 +22,7 @@ export interface OperationReport {
   operationName: string | null;
   /** `query`, `mutation`, `subscription`; null when the request did not get as far as a document. */
   operationType: string | null;
-  /** HTTP status of the answer; 499 when the client went away first. */
+  /** HTTP status of the answer; 499 when the client went away first (not when it ended its subscription). */
   status: number;
   durationMs: number;
   upstreamRequests: number;
@@ -129,7 +129,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       };
       partsOf(serverContext).operationReport = entry;
       // A client that leaves before its answer gets no onResponse: its report is made here.
-      request.signal?.addEventListener('abort', () => finish(entry, 499), { once: true });
+      request.signal?.addEventListener('abort', () => ends.gone(entry), { once: true });
     },
     onRequestParse({ serverContext }) {
       const entry = partsOf(serverContext).operationReport;
@@ -155,7 +155,11 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       };
     },
     onExecute: ({ args }) => named(args),
-    onSubscribe: ({ args }) => named(args),
+    onSubscribe: ({ args }) => {
+      named(args);
+      const entry = (args.contextValue as unknown as NonNullable<Pending['context']>).operationReport;
+      if (entry) entry.endless = true;
+    },
     onResultProcess(process) {
       const { result, serverContext } = process;
       const entry = partsOf(serverContext).operationReport;
