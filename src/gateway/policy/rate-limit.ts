@@ -295,8 +295,8 @@ export function useRateLimits(
 }
 
 /**
- * The refusal of a subscription's next event once its caller's budget is spent (as its last
- * event's report, or its first's reservation, left it, until that window ends): the event would
+ * The refusal of a subscription's next event once its caller's budget is spent (as the settlement
+ * of its first event, or the charge of its last, left it, until that window ends): the event would
  * read the upstream on that budget. Undefined when something is left, or rate limits are off.
  */
 export function spentForEvents(context: { rateLimit?: RateLimitStatus | undefined }): GatewayError | undefined {
