@@ -628,6 +628,67 @@ describe('connections that do nothing', () => {
 });
 
 describe('one plugin chain for every lane', () => {
+  it('logs a subscription its client ends, on every lane, as answered (200), never as a client gone (499)', async () => {
+    const lines: OperationReport[] = [];
+    const operationLog = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          // Only the operation's lines: the stream's reservation and connection have lines of their own.
+          const report = JSON.parse(line) as OperationReport;
+          if (report.operationName === 'Followed') lines.push(report);
+        },
+      },
+    );
+    const query = 'subscription Followed($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }';
+    const variables = { id: platform.spaceId('Getting started') };
+    const authorization = `Bearer ${platform.adminToken}`;
+    await withServer({ operationLog }, {}, async ({ url }) => {
+      // graphql-ws: `complete`.
+      const ws = connect(url);
+      await ws.init();
+      ws.send({ id: 'live', type: 'subscribe', payload: { query, variables } });
+      expect((await ws.message('next', 'live')).payload.data.spaceContentUpdated).toBeTruthy();
+      ws.send({ id: 'live', type: 'complete' });
+      await until(() => lines.length === 1);
+      ws.socket.close();
+
+      // GraphQL over SSE, single connection: the client's `DELETE` of its operation.
+      const single = createSseClient({
+        url: `${url}/graphql/stream`,
+        singleConnection: true,
+        headers: { authorization },
+        retryAttempts: 0,
+      });
+      try {
+        const events = single.iterate<any>({ query, variables });
+        expect((await events.next()).value.data.spaceContentUpdated).toBeTruthy();
+        await events.return?.();
+        await until(() => lines.length === 2);
+      } finally {
+        single.dispose();
+      }
+
+      // GraphQL over SSE, distinct connections: the client closes its stream.
+      const abort = new AbortController();
+      const sse = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query, variables }),
+        signal: abort.signal,
+      });
+      for await (const payload of payloadsOf(sse)) {
+        expect((payload as any).data.spaceContentUpdated).toBeTruthy();
+        break;
+      }
+      abort.abort();
+      await until(() => lines.length === 3);
+    });
+    expect(lines.map(({ operationName, operationType, status }) => ({ operationName, operationType, status }))).toEqual(
+      Array(3).fill({ operationName: 'Followed', operationType: 'subscription', status: 200 }),
+    );
+  });
+
   it('runs an operation over HTTP, SSE, WebSocket and both modes of /graphql/stream through the same hooks, each with its extensions and its log line', async () => {
     const lines: OperationReport[] = [];
     const operationLog = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });

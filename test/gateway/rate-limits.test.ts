@@ -10,6 +10,7 @@ import { askInParts } from '../fixtures/incremental.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { subscribe } from '../fixtures/subscriptions.js';
 import { until } from '../fixtures/wait.js';
 
 let platform: TestPlatform;
@@ -265,6 +266,52 @@ describe('cost-based rate limits', () => {
     expect(parts.length).toBeGreaterThanOrEqual(2);
     for (const part of parts) expect(part.extensions.rateLimit.limit).toBe(100);
     expect(parts.at(-1).extensions.rateLimit).toMatchObject({ cost: 2, remaining: 98 });
+  });
+
+  it("charges a subscription's later events their own reads, reports each, and ends it once the budget is spent", async () => {
+    const gateway = gatewayWith(12, { subscriptions: { pollMs: 50 } });
+    const { server, url } = await listen(gateway);
+    const token = org.token('admin');
+    const followed = await org.space('Followed and charged');
+    const merge = async () => {
+      const made = await platform.api('POST', `/spaces/${followed}/change-requests`, { token, body: { subject: 'x' } });
+      const merged = await platform.api('POST', `/spaces/${followed}/change-requests/${made.body.id}/merge`, { token });
+      expect(merged.status).toBe(200);
+    };
+    // The space (the shared poll's, for later events), its revision and its changes.
+    const sub = await subscribe(
+      url,
+      `subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId changes { changes { __typename } } } }`,
+      { token, variables: { id: followed } },
+    );
+    try {
+      const first = await sub.next();
+      expect(first.extensions.cost).toMatchObject({ maxUpstreamRequests: 3, upstreamRequests: 3 });
+      expect(first.extensions.rateLimit).toMatchObject({ cost: 3, remaining: 9 });
+      for (const remaining of [7, 5, 3, 1]) {
+        await merge();
+        const event = await sub.next();
+        // Its own reads only: the revision and its changes, within the bound of a later event.
+        expect(event.extensions.cost).toMatchObject({ maxUpstreamRequests: 2, upstreamRequests: 2 });
+        expect(event.extensions.rateLimit).toMatchObject({ cost: 2, remaining });
+      }
+      expect((await post(gateway, BUDGET, token)).body.data.rateLimit.remaining).toBe(1);
+      await merge();
+      const last = await sub.next();
+      expect(last.extensions.rateLimit).toMatchObject({ cost: 2, remaining: 0 });
+      // Nothing left: the next event ends the subscription before it reads anything but the poll.
+      await merge();
+      platform.app.stats.reset();
+      const ended = await sub.next();
+      expect(ended.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 'rateLimitPoints', max: 12 });
+      await sub.completed;
+      const polled = `GET /v1/spaces/${followed}`;
+      expect(platform.app.stats.requests.filter((line) => line.split('?')[0] !== polled)).toEqual([]);
+    } finally {
+      sub.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('settles an answer in parts cut short at what it sent', async () => {

@@ -65,4 +65,13 @@ describe('schema', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('gives every delete payload `deletedId` beside `deleted`, as the conventions say', () => {
+    const deletes = Object.values(schema.getTypeMap()).filter(
+      (type) => isObjectType(type) && type.name.endsWith('Payload') && 'deleted' in type.getFields(),
+    );
+    const without = deletes.filter((type) => isObjectType(type) && !('deletedId' in type.getFields()));
+    expect(without.map((type) => type.name)).toEqual([]);
+    expect(deletes.length).toBeGreaterThanOrEqual(18);
+  });
 });

@@ -288,6 +288,15 @@ describe('resolveUrl', () => {
       upstreamStatus: 401,
     });
     expect(expired.errors?.[0]?.message).toContain('expired');
+    // The caller's own missing or refused credentials are not the visitor's: UNAUTHENTICATED, as `viewer` answers.
+    const viewer = await g.gql<any>('{ viewer { id } }', {}, { token: null });
+    expect(viewer.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED', upstreamStatus: 401 });
+    for (const token of [null, 'made-up'])
+      for (const visitor of [undefined, { jwtToken: betaToken }]) {
+        const refused = await g.gql<any>(RESOLVE, { url, ...(visitor ? { visitor } : {}) }, { token });
+        expect(refused.data.resolveUrl).toBeNull();
+        expect(refused.errors?.[0]?.extensions).toEqual(viewer.errors?.[0]?.extensions);
+      }
     const redirected = await ok(RESOLVE, { url, redirectOnError: true });
     expect(redirected.resolveUrl).toMatchObject({
       __typename: 'ContentRedirect',

@@ -186,11 +186,11 @@ describe('writing and reading a customization', () => {
     });
 
     const deleted = await g.gql(
-      `mutation($input: DeleteSiteSpaceCustomizationInput!) { deleteSiteSpaceCustomization(input: $input) { deleted userErrors { code } } }`,
+      `mutation($input: DeleteSiteSpaceCustomizationInput!) { deleteSiteSpaceCustomization(input: $input) { deleted deletedId userErrors { code } } }`,
       { input: { siteSpaceId: frGid() } },
       as('ada'),
     );
-    expect(deleted.data.deleteSiteSpaceCustomization).toEqual({ deleted: true, userErrors: [] });
+    expect(deleted.data.deleteSiteSpaceCustomization).toEqual({ deleted: true, deletedId: null, userErrors: [] });
     expect(deleted.upstream).toBe(1);
     const after = await g.gql(
       `query($id: ID!) { node(id: $id) { ... on SiteSpace { customization { overridden settings { title } } } } }`,

@@ -141,6 +141,10 @@ describe('spaceContentUpdated', () => {
     expect(found + 1).toBeLessThanOrEqual(2);
     // The event's own requests are in its cost: its revision's changes, read for it.
     expect(second.extensions.cost.upstreamRequests).toBeGreaterThan(0);
+    // Each event within its bound: the first's holds the space's read, a later one's only its own.
+    for (const event of [first, second])
+      expect(event.extensions.cost.upstreamRequests).toBeLessThanOrEqual(event.extensions.cost.maxUpstreamRequests);
+    expect(first.extensions.cost.maxUpstreamRequests - second.extensions.cost.maxUpstreamRequests).toBe(1);
     sub.close();
     expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
   });

@@ -141,6 +141,25 @@ describe('the operation log', () => {
     ]);
   });
 
+  it('names an automatic persisted query it does not know by the operationName sent', async () => {
+    lines.length = 0;
+    const hash = 'a'.repeat(64);
+    const missed = await post(
+      { operationName: 'SpaceWithOrganization', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } },
+      { 'x-request-id': 'log-apq-miss' },
+    );
+    expect(missed.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(lines).toMatchObject([
+      {
+        requestId: 'log-apq-miss',
+        operationName: 'SpaceWithOrganization',
+        operationType: null,
+        errorCodes: ['PERSISTED_QUERY_NOT_FOUND'],
+        upstreamRequests: 0,
+      },
+    ]);
+  });
+
   it('never writes a token, a variable value or the document', async () => {
     raw.length = 0;
     const secret = 'sk_live_4f9a8b7c6d5e';

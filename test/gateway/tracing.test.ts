@@ -1,13 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ROOT_CONTEXT, SpanKind, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { samplerFromEnv, startOtlpTracing } from '../../src/gateway/telemetry/otlp.js';
 import { useTracing } from '../../src/gateway/telemetry/tracing.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
+import { payloadsOf } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 let platform: TestPlatform;
 let proxy: FaultyUpstream;
@@ -120,6 +122,45 @@ describe('traces', () => {
       expect(sent).toHaveLength(2);
       expect(sent[0]).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
       expect(sent[1]).toBe(sent[0]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('ends the span of a subscription its client ends as answered, not as a client gone', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const gateway = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      tracing: useTracing(provider.getTracer('test')),
+    });
+    try {
+      const abort = new AbortController();
+      const response = await gateway.fetch(
+        new Request('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+            authorization: `Bearer ${platform.adminToken}`,
+          },
+          body: JSON.stringify({
+            query: 'subscription Followed($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }',
+            variables: { id: spaceId },
+          }),
+          signal: abort.signal,
+        }),
+      );
+      for await (const payload of payloadsOf(response)) {
+        expect((payload as any).data.spaceContentUpdated.platformId).toBeTruthy();
+        break;
+      }
+      abort.abort();
+      await until(() => exporter.getFinishedSpans().some((span) => span.name === 'subscription Followed'));
+      const root = exporter.getFinishedSpans().find((span) => span.name === 'subscription Followed')!;
+      expect(root.attributes['http.response.status_code']).toBe(200);
+      expect(root.status.code).not.toBe(SpanStatusCode.ERROR);
     } finally {
       await gateway.close();
     }

@@ -11,7 +11,10 @@ import type { GatewayLimits } from './limits.js';
 export interface CostReport {
   /** Upper bound of the objects the answer could hold, computed before it ran. */
   nodes: number;
-  /** Upper bound of the upstream requests, computed before it ran. */
+  /**
+   * Upper bound of the upstream requests, computed before it ran. For a subscription's later
+   * events, which get what it follows from the shared poll, the bound of each event's own requests.
+   */
   maxUpstreamRequests: number;
   /**
    * Present and true when `maxUpstreamRequests` assumed 10 items for a list whose length only the
@@ -55,6 +58,8 @@ interface Costing {
   arrivedAt: number;
   /** Whether it runs a subscription: each event's time counts from the event's start. */
   subscription?: boolean;
+  /** Payloads of its answer reported so far: a subscription's later events have a bound of their own. */
+  payloads?: number;
   /** The context of the operation it admitted (none when nothing ran: a cache hit, a refusal before execution). */
   admitted?: GatewayContext;
 }
@@ -138,9 +143,12 @@ export function useOperationCost(limits: GatewayLimits, options: OperationCostOp
   function withCost<R extends IncrementalPayload>(costing: Costing | undefined, result: R): R {
     const ctx = costing?.admitted;
     const cost = ctx?.cost ?? NO_COST;
+    if (costing) costing.payloads = (costing.payloads ?? 0) + 1;
+    const later = costing?.subscription === true && (costing.payloads ?? 0) > 1;
     const report: CostReport = {
       nodes: cost.nodes,
-      maxUpstreamRequests: cost.maxUpstreamRequests,
+      // A later event of a subscription gets what it follows from the shared poll: its bound is the rest.
+      maxUpstreamRequests: cost.maxUpstreamRequests - (later ? cost.followRequests : 0),
       ...(cost.estimated ? { estimated: true as const } : {}),
       ...(costing?.subscription ? { subscriptions: 1 } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,

@@ -38,6 +38,16 @@ export interface UpstreamCost {
    * `requests`, and multiply what is selected in them); a function of the arguments.
    */
   items?: number | ((args: Record<string, unknown>) => number);
+  /**
+   * A subscription field: `requests` are the reads of what it follows, made for its first event
+   * only (later events come from the shared poll); see `OperationCost.followRequests`.
+   */
+  follow?: boolean;
+  /**
+   * A subscription field whose every event resolves its object as a link does: one request more,
+   * none when only key fields are selected of it.
+   */
+  eventLink?: boolean;
 }
 
 /** Fields of a node that need nothing but its key: all a `link` may be asked for and stay free. */
@@ -92,6 +102,11 @@ export interface OperationCost {
   nodes: number;
   /** Upper bound of the upstream requests (links deduplicate at run time, so fewer are usually made). */
   maxUpstreamRequests: number;
+  /**
+   * Of `maxUpstreamRequests`, the first reads of what a subscription follows: its first event
+   * makes them, its later ones come from the shared poll, so their bound is the rest.
+   */
+  followRequests: number;
   /** Deepest nesting of fields. */
   depth: number;
   /** Fields with an alias. */
@@ -117,6 +132,7 @@ export interface OperationCost {
 export const NO_COST: Readonly<OperationCost> = {
   nodes: 0,
   maxUpstreamRequests: 0,
+  followRequests: 0,
   depth: 0,
   aliases: 0,
   rootFields: 0,
@@ -370,6 +386,8 @@ function visitField(
   if (connection && isItemCursor(args.after)) cost.estimated = true;
   if (declared) {
     requests = declared.link && onlyKeys(node.selectionSet, walk.fragments) ? 0 : evaluate(declared.requests, args);
+    if (declared.follow) cost.followRequests += multiplier * requests;
+    if (declared.eventLink && !onlyKeys(node.selectionSet, walk.fragments)) requests += 1;
   }
   // Paged backward, the list is read from its start (at most MAX_BACKWARD_PAGES pages), after a
   // read of the page `before` names.

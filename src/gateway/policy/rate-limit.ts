@@ -101,8 +101,11 @@ declare module '../request-parts.js' {
  * nothing. Every answer carries `extensions.rateLimit`.
  *
  * Subscriptions reserve their bound when they start (their first read included) and settle at
- * their first event: later events come from the gateway's shared poll, not from the caller's
- * requests.
+ * their first event. A later event comes from the gateway's shared poll, which costs its
+ * subscribers nothing, but what it reads for itself (its links, its fields' own reads, its
+ * conversions) is charged once it resolved, as an operation's would be: its `rateLimit` tells
+ * what that event cost and what is left after it. Once nothing is left, the next event ends the
+ * subscription with RATE_LIMITED before it reads anything (see `spentForEvents`).
  *
  * A made-up token would be a fresh budget: a token not yet seen accepted by the platform also
  * spends a budget of its client address for such tokens, so that a client minting tokens is held
@@ -216,16 +219,39 @@ export function useRateLimits(
           : undefined,
       ]);
       reservation.settled = settled ?? state;
+      // What a subscription's next event is admitted on (see `spentForEvents`).
+      if (state.admitted) reservation.context.rateLimit = status(options.points, points, reservation.settled);
       return reservation.settled;
     })();
     return reservation.settlement;
   }
 
+  /**
+   * Charges a subscription's later event what it spent (its own reads: the shared poll costs it
+   * nothing), in the window under way: its report, which the next event's admission reads too.
+   */
+  async function charge(reservation: Reservation): Promise<RateLimitStatus | undefined> {
+    const { key, context } = reservation;
+    const points = spent(context);
+    // A look starts no window: the points spent then start the one it answered.
+    const look = await budgets.take(key, 0, options.points, options.windowMs);
+    if (!look) return undefined;
+    const charged = points > 0 ? ((await budgets.adjust(key, points, look.resetAt)) ?? look) : look;
+    context.rateLimit = status(options.points, points, charged);
+    return context.rateLimit;
+  }
+
   /** `extensions.rateLimit` of an answer: what it spent, and what is left. */
-  async function report(request: Request, serverContext: object, last: boolean): Promise<RateLimitStatus | undefined> {
+  async function report(
+    request: Request,
+    serverContext: object,
+    last: boolean,
+    laterEvent = false,
+  ): Promise<RateLimitStatus | undefined> {
     const reservation = partsOf(serverContext).reservation;
     if (reservation) {
-      // A subscription's later events report the budget as it was settled at the first.
+      if (laterEvent && reservation.state.admitted) return charge(reservation);
+      // A part of an answer in parts before its last: what it spent so far, against its reservation.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
       const cost = reservation.state.admitted ? spent(reservation.context) : (reservation.chargedWhenRefused ?? 0);
@@ -252,8 +278,9 @@ export function useRateLimits(
           result,
           async (payload: ExecutionResult & { hasNext?: boolean }) => {
             events += 1;
-            const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
-            return withReport(payload, await report(request, context, last));
+            const subscription = payload.hasNext === undefined;
+            const last = subscription ? events === 1 : !payload.hasNext;
+            return withReport(payload, await report(request, context, last, subscription && events > 1));
           },
           undefined,
           () => {
@@ -274,6 +301,23 @@ export function useRateLimits(
       setResult(Array.isArray(result) ? reported : reported[0]!);
     },
   };
+}
+
+/**
+ * The refusal of a subscription's next event once its caller's budget is spent (as the settlement
+ * of its first event, or the charge of its last, left it, until that window ends): the event would
+ * read the upstream on that budget. Undefined when something is left, or rate limits are off.
+ */
+export function spentForEvents(context: { rateLimit?: RateLimitStatus | undefined }): GatewayError | undefined {
+  const budget = context.rateLimit;
+  if (!budget || budget.remaining > 0) return undefined;
+  const resetAt = Date.parse(budget.resetAt);
+  if (resetAt <= Date.now()) return undefined;
+  return refusal(
+    `Rate limit: your ${budget.limit} points are spent until ${budget.resetAt}; this subscription ends, subscribe again then`,
+    secondsUntil(resetAt),
+    { limit: 'rateLimitPoints', value: budget.limit - budget.remaining + 1, max: budget.limit },
+  );
 }
 
 /** Points an operation spent: its upstream requests and the gateway's own work. */

@@ -1,7 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import type { ReadApi } from '../upstream/request.js';
+import type { ReadApi, RequestApi } from '../upstream/request.js';
+import { getCurrentUser } from '../upstream/users.js';
 import { upstream } from './kit/upstream-cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from './kit/ids.js';
@@ -398,9 +399,14 @@ export const EmbedType = builder.objectRef<Embed>('Embed').implement({
 
 // --- Root fields ---------------------------------------------------------------------------------
 
-/** The published lookup's refusals of the visitor, told as such (not as the caller's own auth). */
-function visitorFailure(error: unknown): never {
-  if (isGatewayError(error) && error.upstreamStatus === 401)
+/**
+ * The published lookup's refusals of the visitor, told as such (not as the caller's own auth). A
+ * 401 is the caller's own when they sent no credentials, or when the platform refuses theirs
+ * (`GET /user`, unless another read of the request passed with them; the content lookup it
+ * replaces is not made): UNAUTHENTICATED then, as on every other field.
+ */
+async function visitorFailure(error: unknown, api: RequestApi): Promise<never> {
+  if (isGatewayError(error) && error.upstreamStatus === 401 && (await callerAccepted(api)))
     throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 401, field: ['visitor', 'jwtToken'] });
   if (isGatewayError(error) && error.upstreamStatus === 400 && /visitor\.unsignedClaims/.test(error.message)) {
     throw new GatewayError('BAD_USER_INPUT', error.message, {
@@ -411,12 +417,22 @@ function visitorFailure(error: unknown): never {
   throw error;
 }
 
+/** Whether the platform takes the caller's credentials: false without any, or when it refuses them (401). */
+async function callerAccepted(api: RequestApi): Promise<boolean> {
+  if (!api.authorization?.trim()) return false;
+  if (api.usage.accepted) return true;
+  return getCurrentUser(api).then(
+    () => true,
+    (error: unknown) => !(isGatewayError(error) && error.upstreamStatus === 401),
+  );
+}
+
 builder.queryFields((t) => ({
   resolveUrl: t.field({
     type: UrlResolution,
     nullable: true,
     description:
-      'What a URL shows. A published URL is resolved as the visitor given (their token and claims decide what they see; without `visitor`, an anonymous visitor); an app URL of the platform (a collection, space, change request or page) as you. Null with NOT_FOUND when it shows nothing you may see. A refused visitor token is BAD_USER_INPUT on `visitor.jwtToken`, unless `redirectOnError` asks for the sign-in redirect.',
+      'What a URL shows. A published URL is resolved as the visitor given (their token and claims decide what they see; without `visitor`, an anonymous visitor); an app URL of the platform (a collection, space, change request or page) as you. Null with NOT_FOUND when it shows nothing you may see. A refused visitor token is BAD_USER_INPUT on `visitor.jwtToken`, unless `redirectOnError` asks for the sign-in redirect; without credentials of your own, or with credentials the platform refuses, UNAUTHENTICATED.',
     args: {
       url: t.arg.string({ required: true, description: 'The URL (http or https, at most 2048 characters).' }),
       visitor: t.arg({ type: VisitorInput, description: 'Who visits a published URL.' }),
@@ -455,7 +471,7 @@ builder.queryFields((t) => ({
           ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' }
           : { ...(data as PublishedContent), __typename: 'PublishedContent' };
       } catch (error) {
-        if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error);
+        if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) await visitorFailure(error, ctx.api);
       }
       // Not a published URL: an app URL of the platform, resolved for the caller.
       const found = await resolveContentUrl(ctx.api, url.data);

@@ -7,8 +7,10 @@ type ResultProcess = Parameters<NonNullable<Plugin['onResultProcess']>>[0];
  * its part of the request's context, to know when the answer has left.
  */
 export interface AnswerEnding {
-  /** Set for an answer in parts: the status its response left with, once it did. */
-  inParts?: { status: number } | undefined;
+  /** Set for an answer in parts: the status its response left with, and whether it has left. */
+  inParts?: { status: number; left?: boolean } | undefined;
+  /** Set for a subscription: its answer has no last part of its own, its client ends it. */
+  endless?: boolean | undefined;
 }
 
 /**
@@ -31,8 +33,17 @@ export function answerEnds<E extends AnswerEnding>(finish: (ending: E, status: n
     },
     /** The response left (`onResponse`): finishes a single answer, notes the status of one in parts. */
     responded(ending: E, status: number): void {
-      if (ending.inParts) ending.inParts.status = status;
+      if (ending.inParts) Object.assign(ending.inParts, { status, left: true });
       else finish(ending, status);
+    },
+    /**
+     * The client went away (its request's signal): 499, the answer never reached it. But a
+     * subscription whose answer had left is ended so by its client (graphql-ws `complete`, an
+     * event stream closed): that is its normal end, with the status it left with.
+     */
+    gone(ending: E): void {
+      const sent = ending.inParts;
+      finish(ending, ending.endless && sent?.left ? sent.status : 499);
     },
   };
 }

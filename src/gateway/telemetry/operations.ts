@@ -15,11 +15,14 @@ import { requestIdOf } from './request-id.js';
 /** What one GraphQL request came to, once its answer left or its client went away. */
 export interface OperationReport {
   requestId: string;
-  /** The operation's name as the document gives it (cut to 100 characters); null for an anonymous one. */
+  /**
+   * The operation's name as the document gives it (cut to 100 characters); null for an anonymous one.
+   * For a request that never got as far as a document (an unknown persisted id), the `operationName` it sent.
+   */
   operationName: string | null;
   /** `query`, `mutation`, `subscription`; null when the request did not get as far as a document. */
   operationType: string | null;
-  /** HTTP status of the answer; 499 when the client went away first. */
+  /** HTTP status of the answer; 499 when the client went away first (not when it ended its subscription). */
   status: number;
   durationMs: number;
   upstreamRequests: number;
@@ -132,7 +135,18 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       };
       partsOf(serverContext).operationReport = entry;
       // A client that leaves before its answer gets no onResponse: its report is made here.
-      request.signal?.addEventListener('abort', () => finish(entry, 499), { once: true });
+      request.signal?.addEventListener('abort', () => ends.gone(entry), { once: true });
+    },
+    onRequestParse({ serverContext }) {
+      const entry = partsOf(serverContext).operationReport;
+      if (!entry) return;
+      return {
+        // Before any onParams: the persisted operations' refusal of an unknown id comes from theirs.
+        onRequestParseDone({ requestParserResult: params }) {
+          const sent = Array.isArray(params) ? undefined : params.operationName;
+          if (typeof sent === 'string') entry.operationName = sent.slice(0, MAX_NAME);
+        },
+      };
     },
     onParams({ params, context }) {
       const parts = partsOf(context);
@@ -164,7 +178,11 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       };
     },
     onExecute: ({ args }) => named(args),
-    onSubscribe: ({ args }) => named(args),
+    onSubscribe: ({ args }) => {
+      named(args);
+      const entry = (args.contextValue as unknown as NonNullable<Pending['context']>).operationReport;
+      if (entry) entry.endless = true;
+    },
     onResultProcess(process) {
       const { result, serverContext } = process;
       const entry = partsOf(serverContext).operationReport;

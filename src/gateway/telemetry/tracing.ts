@@ -79,7 +79,7 @@ export function useTracing(tracer: Tracer): TracingPlugin {
       const parts = partsOf(serverContext);
       parts.traced = root;
       parts.span = { traceparent: carrier.traceparent!, parent: recording ? context : undefined };
-      request.signal?.addEventListener('abort', () => finish(root, 499), { once: true });
+      request.signal?.addEventListener('abort', () => ends.gone(root), { once: true });
     },
     onParse({ context }) {
       const span = child(partsOf(context).traced, 'graphql.parse');
@@ -106,7 +106,9 @@ export function useTracing(tracer: Tracer): TracingPlugin {
       };
     },
     onSubscribe({ args }) {
-      nameRoot(partsOf(args.contextValue as object).traced, args);
+      const root = partsOf(args.contextValue as object).traced;
+      nameRoot(root, args);
+      if (root) root.endless = true;
     },
     onResultProcess(process) {
       const { result, serverContext } = process;

@@ -26,7 +26,7 @@ import { follow } from '../kit/live.js';
 import { BadUserInputError } from '../../errors.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, DocumentType, type DocumentValue, documentInput } from '../kit/document.js';
-import { edgeField, payloadType } from '../kit/payloads.js';
+import { deletedPayload, edgeField, payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { UserNode } from '../users.js';
 import { ChangeRequestNode, changeRequestRef, embeddedUser } from './change-request.js';
@@ -285,13 +285,7 @@ declareMutation('removeChangeRequestReviewer', {
     userId: inputField('ID', 'The user (platform id or global ID).', idInput('User')),
   },
   check: (input) => input.transform(resolveTarget),
-  payload: (name) =>
-    payloadType<{ deleted: boolean }>(name, (t) => ({
-      deleted: t.boolean({
-        description: 'True when a request was withdrawn, false when there was none.',
-        resolve: (p) => p.deleted ?? false,
-      }),
-    })),
+  payload: (name) => deletedPayload(name, 'True when a request was withdrawn, false when there was none.'),
   run: ({ spaceId, changeRequestId, userId }, ctx) =>
     removeRequestedReviewer(ctx.api, spaceId, changeRequestId, userId),
 });

@@ -548,7 +548,8 @@ builder.subscriptionField('spaceContentUpdated', (t) =>
     description:
       "A space's current revision: first as it is, then each new one (an edit of live content, a merged change request, a Git import). Its `changes` tell what each brought. Ends with NOT_FOUND when the space is deleted or no longer visible to you.",
     args: { spaceId: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }) },
-    extensions: upstream.follow(1),
+    // The space, then, at each event, its revision as `Space.content` reads it.
+    extensions: upstream.follow(1, { link: true }),
     subscribe: (_root, args, ctx) => {
       const spaceId = platformKey(String(args.spaceId), 'Space');
       return follow(

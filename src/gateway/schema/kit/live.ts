@@ -1,6 +1,8 @@
 import { mapAsyncIterator } from 'graphql-yoga';
 import type { GatewayContext } from '../../context.js';
 import { BadUserInputError, GatewayError } from '../../errors.js';
+import { GatewayWork } from '../../gateway-work.js';
+import { spentForEvents } from '../../policy/rate-limit.js';
 import { platformKey, readOwnedId } from './ids.js';
 import { callerOf } from '../../state/caller.js';
 import type { ReadApi } from '../../upstream/request.js';
@@ -11,9 +13,10 @@ import { attachLoaders, clearLoaders } from './loaders.js';
  * caller reads it (see `LiveHub.watch`: one poll per resource and caller, however many
  * subscribers). The first event resolves with the subscription's own context, whose counts hold
  * the read that started its watch, if it did (its first event's cost, which rate limits charge).
- * Before each later event resolves, the context starts over (new per-request caches, counts and
- * byte budget), so that its links read the upstream as it is now and its `extensions.cost` counts
- * its own requests.
+ * Before each later event resolves, the context starts over (new per-request caches, counts, work
+ * and byte budget), so that its links read the upstream as it is now and its `extensions.cost`
+ * counts its own requests, which the rate limits charge; a caller whose budget is spent gets
+ * RATE_LIMITED instead, which ends the subscription.
  */
 export function follow<T>(
   ctx: GatewayContext,
@@ -34,7 +37,12 @@ export function follow<T>(
   let first = true;
   return mapAsyncIterator(versions, (value: T) => {
     if (first) first = false;
-    else startOver(ctx);
+    else {
+      // Its own reads are charged to its caller: with nothing left, it ends before making any.
+      const spent = spentForEvents(ctx);
+      if (spent) throw spent;
+      startOver(ctx);
+    }
     return value;
   });
 }
@@ -43,6 +51,7 @@ function startOver(ctx: GatewayContext): void {
   clearLoaders(ctx);
   ctx.api = ctx.api.renewed();
   ctx.responseBudget = ctx.api.budget;
+  ctx.work = new GatewayWork();
   ctx.conversions = ctx.conversions.renewed({
     work: ctx.work,
     responseBudget: ctx.responseBudget,

@@ -16,6 +16,9 @@ export const upstream = {
   /**
    * A subscription field whose first read of what it follows makes `requests` requests: what its
    * first event may cost (later events come from the shared poll and cost their subscribers nothing).
+   * With `link`, each event resolves its object as a link does: one request more, none when only
+   * key fields are selected of it.
    */
-  follow: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
+  follow: (requests: number, { link = false }: { link?: boolean } = {}) =>
+    ({ upstream: { requests, follow: true, ...(link ? { eventLink: true } : {}) } }) satisfies CostExtensions,
 };

@@ -16,7 +16,7 @@ import { builder } from '../kit/builder.js';
 import { compositeKey } from '../kit/ids.js';
 import { linkTo, loadOrThrow } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
-import { objectPayload, payloadType } from '../kit/payloads.js';
+import { deletedPayload, objectPayload } from '../kit/payloads.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { SpaceNode } from '../spaces.js';
 import { SiteCustomization } from './access.js';
@@ -335,13 +335,11 @@ declareMutation('deleteSiteSpaceCustomization', {
   fields: siteSpaceTarget,
   check: (input) => input.transform(inSite),
   payload: (name) =>
-    payloadType<{ deleted: boolean; at: SiteAddress; siteSpaceId: string }>(name, (t) => ({
-      deleted: t.boolean({
-        description: 'True when overrides were dropped, false when it had none.',
-        resolve: (p) => p.deleted ?? false,
-      }),
-      site: t.field(siteAfter('The site.')),
-    })),
+    deletedPayload<{ at: SiteAddress; siteSpaceId: string }>(
+      name,
+      'True when overrides were dropped, false when it had none.',
+      (t) => ({ site: t.field(siteAfter('The site.')) }),
+    ),
   run: async (i, ctx) => ({
     ...(await deleteOf(ctx.api, op.deleteSiteSpaceCustomizationById, { ...i, siteSpaceId: i.siteSpaceId.id })),
     at: { organizationId: i.organizationId, siteId: i.siteId },
