@@ -78,10 +78,7 @@ describe('Apollo Client', () => {
       .subscribe({
         next: (event) => {
           if (event.error) errors.push(event.error);
-          else
-            titles.push(
-              (event.data as any).spaceContentUpdated.pages.map((page: { title: string }) => page.title),
-            );
+          else titles.push((event.data as any).spaceContentUpdated.pages.map((page: { title: string }) => page.title));
         },
         error: (error) => errors.push(error),
       });
