@@ -485,6 +485,7 @@ async function costModel(): Promise<void> {
   assert.deepEqual(cost, {
     nodes: 6050,
     maxUpstreamRequests: 10101,
+    followRequests: 0,
     depth: 6,
     aliases: 0,
     rootFields: 1,
