@@ -42,6 +42,7 @@ import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import { DEFAULT_PERSISTED_QUERIES_BYTES, usePersistedDocuments } from '../policy/persisted-operations.js';
+import { useHttpCaching } from '../cache/http-caching.js';
 import type { KeyValueStore, SharedState } from '../state/store.js';
 import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
@@ -323,6 +324,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             cache: state.responseCache('response-cache:', responseCacheBounds(options.responseCache)),
           })
         : []),
+      // Cache-Control on every GraphQL answer; the cache's ETag on the GET answers it holds.
+      useHttpCaching({ responseCacheTtlMs: options.responseCache?.ttlMs }),
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
       ...(options.rateLimits && options.rateLimits.points > 0
