@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { sharedStateUp, startTestRedis } from '../fixtures/redis.js';
+import { until } from '../fixtures/wait.js';
 
 let platform: TestPlatform;
 let cached: Gateway;
@@ -145,5 +147,30 @@ describe('Cache-Control and ETag', () => {
     const off = await get(uncached, PUBLIC);
     expect(off.body.errors).toBeUndefined();
     expect(cachingHeaders(off.response)).toEqual({ 'cache-control': 'private' });
+  });
+
+  it('revalidates on any replica sharing Redis: the tag is the shared entry', async () => {
+    const redis = await startTestRedis();
+    const options = {
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      redisUrl: redis.url,
+      responseCache: { ttlMs: 60_000 },
+      logger: { error: () => {}, info: () => {} },
+    };
+    const [a, b] = [createGateway(options), createGateway(options)];
+    try {
+      await until(async () => (await sharedStateUp(a)) && (await sharedStateUp(b)));
+      const first = await get(a, SPACE, { id: spaceId }, bearer());
+      const etag = first.response.headers.get('etag')!;
+      expect(etag).toMatch(ETAG);
+      const elsewhere = await get(b, SPACE, { id: spaceId }, { ...bearer(), 'if-none-match': etag });
+      expect(elsewhere.response.status).toBe(304);
+      expect(elsewhere.upstream).toBe(0);
+      expect(elsewhere.response.headers.get('etag')).toBe(etag);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await redis.stop();
+    }
   });
 });
