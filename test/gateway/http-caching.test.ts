@@ -85,6 +85,10 @@ describe('Cache-Control and ETag', () => {
     expect(revalidated.response.headers.get('etag')).toBe(etag);
     expect(revalidated.response.headers.get('cache-control')).toMatch(/^public, max-age=(60|59|58)$/);
     expect(revalidated.response.headers.get('vary')).toBe('Accept, Authorization');
+    // Counted as what it is: no operation ran, none was refused.
+    expect(await cached.metrics.registry.metrics()).toMatch(
+      /^graphql_gateway_operations_total\{operation_name="\(anonymous\)",operation_type="none",outcome="not_modified"\} 1$/m,
+    );
     // A tag the cache does not hold gets the whole answer.
     const other = await get(cached, PUBLIC, {}, { 'if-none-match': `"${'0'.repeat(64)}"` });
     expect(other.response.status).toBe(200);
