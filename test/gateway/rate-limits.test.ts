@@ -148,22 +148,28 @@ describe('cost-based rate limits', () => {
     expect(refused.body.extensions.rateLimit).toMatchObject({ limit: 3, remaining: 0, resetAt: reported.resetAt });
   });
 
-  it('sends the headers of an answer in parts with its first part: the budget its reservation left', async () => {
-    const gateway = gatewayWith(100);
-    const response = await askInParts(gateway, platform.adminToken, {
-      query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }`,
-    });
-    const parts = [...(await response.text()).matchAll(/\{"[^\r\n]*\}/g)].map((match) => JSON.parse(match[0]));
-    const first = parts[0].extensions.rateLimit;
-    expect(rateLimitHeaders(response)).toEqual({
-      'x-ratelimit-limit': '100',
-      'x-ratelimit-remaining': String(first.remaining),
-      'x-ratelimit-used': String(100 - first.remaining),
-      'x-ratelimit-reset': String(Math.ceil(Date.parse(first.resetAt) / 1000)),
-    });
-    // Reserved more than it spent: the last part reports the settled budget.
-    expect(first.remaining).toBeLessThan(parts.at(-1).extensions.rateLimit.remaining);
-  });
+  it.each(['multipart/mixed', 'text/event-stream'])(
+    'sends the headers of an answer in parts (%s) with its first part: the budget its reservation left',
+    async (accept) => {
+      const gateway = gatewayWith(100);
+      const response = await gateway.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${platform.adminToken}` },
+        body: JSON.stringify({ query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }` }),
+      });
+      expect(response.headers.get('content-type')).toContain(accept);
+      const parts = [...(await response.text()).matchAll(/\{"[^\r\n]*\}/g)].map((match) => JSON.parse(match[0]));
+      const first = parts[0].extensions.rateLimit;
+      expect(rateLimitHeaders(response)).toEqual({
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': String(first.remaining),
+        'x-ratelimit-used': String(100 - first.remaining),
+        'x-ratelimit-reset': String(Math.ceil(Date.parse(first.resetAt) / 1000)),
+      });
+      // Reserved more than it spent: the last part reports the settled budget.
+      expect(first.remaining).toBeLessThan(parts.at(-1).extensions.rateLimit.remaining);
+    },
+  );
 
   it('sends no X-RateLimit-* headers when rate limits are off', async () => {
     const gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false }, logger: quiet });
