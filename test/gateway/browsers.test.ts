@@ -85,7 +85,8 @@ describe('browsers', () => {
       expect(answered.upstream).toBe(1);
       expect(corsHeadersOf(answered.response)).toEqual({
         'access-control-allow-origin': APP,
-        'access-control-expose-headers': 'x-request-id, retry-after',
+        'access-control-expose-headers':
+          'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-used, x-ratelimit-reset',
         'access-control-max-age': '7200',
         vary: 'Origin',
       });
@@ -96,7 +97,8 @@ describe('browsers', () => {
         'access-control-allow-origin': 'http://localhost:3000',
         'access-control-allow-methods': 'POST',
         'access-control-allow-headers': 'authorization, content-type',
-        'access-control-expose-headers': 'x-request-id, retry-after',
+        'access-control-expose-headers':
+          'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-used, x-ratelimit-reset',
         'access-control-max-age': '7200',
         vary: 'Origin, Access-Control-Request-Headers',
       });

@@ -62,6 +62,13 @@ async function post(gateway: Gateway, query: string, token = platform.adminToken
   return { response, body: (await response.json()) as any, upstream: platform.app.stats.count };
 }
 
+/** The rate-limit headers of `response`, by name. */
+function rateLimitHeaders(response: Response): Record<string, string> {
+  return Object.fromEntries(
+    [...response.headers].filter(([name]) => name.startsWith('x-ratelimit-') || name === 'retry-after'),
+  );
+}
+
 /** Serves `gateway` on a loopback port: what a client address needs, a connection. */
 async function listen(gateway: Gateway): Promise<{ server: Server; url: string }> {
   const server = createServer(gateway.handle);
@@ -114,6 +121,62 @@ describe('cost-based rate limits', () => {
     const second = await post(gateway, BUDGET);
     expect(second.upstream).toBe(0);
     expect(second.body.data.rateLimit).toMatchObject({ cost: 0, remaining: 100 - upstreamRequests });
+  });
+
+  it('sends the budget in X-RateLimit-* headers that agree with extensions.rateLimit, and Retry-After on a 429', async () => {
+    const gateway = gatewayWith(3);
+    const first = await post(gateway, DASHBOARD);
+    const reported = first.body.extensions.rateLimit;
+    expect(reported.remaining).toBeLessThan(3);
+    expect(rateLimitHeaders(first.response)).toEqual({
+      'x-ratelimit-limit': '3',
+      'x-ratelimit-remaining': String(reported.remaining),
+      'x-ratelimit-used': String(3 - reported.remaining),
+      'x-ratelimit-reset': String(Math.ceil(Date.parse(reported.resetAt) / 1000)),
+    });
+    // Spend the rest, then be refused: the 429 carries the same headers and Retry-After.
+    let refused = await post(gateway, DASHBOARD);
+    while (refused.response.status !== 429) refused = await post(gateway, DASHBOARD);
+    expect(refused.upstream).toBe(0);
+    const { retryAfter } = refused.body.errors[0].extensions;
+    expect(rateLimitHeaders(refused.response)).toEqual({
+      'x-ratelimit-limit': '3',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-used': '3',
+      'x-ratelimit-reset': String(Math.ceil(Date.parse(reported.resetAt) / 1000)),
+      'retry-after': String(retryAfter),
+    });
+    expect(refused.body.extensions.rateLimit).toMatchObject({ limit: 3, remaining: 0, resetAt: reported.resetAt });
+  });
+
+  it.each(['multipart/mixed', 'text/event-stream'])(
+    'sends the headers of an answer in parts (%s) with its first part: the budget its reservation left',
+    async (accept) => {
+      const gateway = gatewayWith(100);
+      const response = await gateway.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${platform.adminToken}` },
+        body: JSON.stringify({ query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }` }),
+      });
+      expect(response.headers.get('content-type')).toContain(accept);
+      const parts = [...(await response.text()).matchAll(/\{"[^\r\n]*\}/g)].map((match) => JSON.parse(match[0]));
+      const first = parts[0].extensions.rateLimit;
+      expect(rateLimitHeaders(response)).toEqual({
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': String(first.remaining),
+        'x-ratelimit-used': String(100 - first.remaining),
+        'x-ratelimit-reset': String(Math.ceil(Date.parse(first.resetAt) / 1000)),
+      });
+      // Reserved more than it spent: the last part reports the settled budget.
+      expect(first.remaining).toBeLessThan(parts.at(-1).extensions.rateLimit.remaining);
+    },
+  );
+
+  it('sends no X-RateLimit-* headers when rate limits are off', async () => {
+    const gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false }, logger: quiet });
+    gateways.push(gateway);
+    const answer = await post(gateway, BUDGET);
+    expect(rateLimitHeaders(answer.response)).toEqual({});
   });
 
   it('keeps one budget per token, keyed by a hash of it, however its header is written', async () => {

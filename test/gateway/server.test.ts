@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
@@ -51,6 +52,45 @@ describe('GraphiQL', () => {
       });
       expect(answer.headers.get('content-encoding')).toBeNull();
       expect(await answer.json()).toMatchObject({ data: { __typename: 'Query' } });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('is cached by the browser: an ETag of its bytes, revalidated on each load, 304 while unchanged', async () => {
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: true } });
+    const page = (headers: Record<string, string> = {}) =>
+      gateway.fetch('http://gateway.test/graphql', { headers: { accept: 'text/html', ...headers } });
+    try {
+      const first = await page();
+      const html = await first.text();
+      const tag = `W/"${createHash('sha256').update(html).digest('base64url')}"`;
+      expect(first.status).toBe(200);
+      expect(first.headers.get('etag')).toBe(tag);
+      expect(first.headers.get('cache-control')).toBe('no-cache');
+      // Compressed, the same page with the same tag.
+      const compressed = await page({ 'accept-encoding': 'br' });
+      expect(compressed.headers.get('content-encoding')).toBe('br');
+      expect(compressed.headers.get('etag')).toBe(tag);
+      expect(compressed.headers.get('cache-control')).toBe('no-cache');
+      expect(brotliDecompressSync(Buffer.from(await compressed.arrayBuffer())).toString()).toBe(html);
+      // Revalidated, as a browser sends it (a tag a proxy weakened or not, among others), it is not sent again.
+      for (const sent of [tag, tag.slice(2), `"other", ${tag}`]) {
+        const revalidated = await page({ 'accept-encoding': 'br', 'if-none-match': sent });
+        expect(revalidated.status).toBe(304);
+        expect(Object.fromEntries(revalidated.headers)).toEqual({
+          etag: tag,
+          'cache-control': 'no-cache',
+          'x-request-id': expect.any(String),
+        });
+        expect(await revalidated.text()).toBe('');
+      }
+      const changed = await page({ 'if-none-match': 'W/"another-page"' });
+      expect(changed.status).toBe(200);
+      expect(await changed.text()).toBe(html);
+      // The brotli copy kept is found by the tag again: the same bytes.
+      const again = await page({ 'accept-encoding': 'br' });
+      expect(brotliDecompressSync(Buffer.from(await again.arrayBuffer())).toString()).toBe(html);
     } finally {
       await gateway.close();
     }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type BuildResponseCacheKeyFunction, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
@@ -87,6 +87,11 @@ declare module '../request-parts.js' {
   interface RequestParts {
     /** Set when the request's text asks for an answer in parts, which the response cache leaves alone. */
     answerInParts?: boolean | undefined;
+    /**
+     * Set from `onRequest` to `onParams` of a GET with `If-None-Match` (see `revalidate`): yoga's
+     * plugin's own revalidation, by the bare key, is off then.
+     */
+    conditional?: boolean | undefined;
   }
 }
 
@@ -116,7 +121,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
   // a client asked for them to arrive as they resolve. Read off the text (a false match only bypasses).
   const markInParts: Plugin = {
     onParams({ params, context }) {
-      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) partsOf(context).answerInParts = true;
+      const parts = partsOf(context);
+      parts.conditional = undefined;
+      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) parts.answerInParts = true;
     },
   };
   const responseCache = useResponseCache({
@@ -128,9 +135,18 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     enabled: (request, context) =>
       request.headers.get('x-explain') !== '1' &&
       partsOf(context).answerInParts !== true &&
+      partsOf(context).conditional !== true &&
       partsOf(context).registration === undefined,
     includeExtensionMetadata: true,
-    shouldCacheResult: ({ result }) => !result.errors?.length,
+    shouldCacheResult: ({ result }) => {
+      if (result.errors?.length) return false;
+      // Kept with the answer (yoga keeps its headers with it): its ETag names this version of the entry.
+      result.extensions ??= {};
+      const http = (result.extensions.http ?? {}) as { headers?: Record<string, string> };
+      http.headers = { ...http.headers, [ENTRY_VERSION_HEADER]: randomBytes(9).toString('base64url') };
+      result.extensions.http = http;
+      return true;
+    },
     // An answer whose size, counted as its fields resolved, is over the bound is not even serialized.
     onTtl: ({ ttl, context }) =>
       ((context as Partial<GatewayContext>).responseBudget?.answerBytes ?? 0) > maxEntryBytes ? 0 : ttl,
@@ -153,7 +169,57 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     // asynchronous): a read that follows it, through any replica, is fresh.
     onResultProcess: () => cache.settled(),
   };
-  return [markInParts, responseCache, forgetWrittenParents];
+  return [markInParts, revalidate(cache), responseCache, forgetWrittenParents];
+}
+
+/**
+ * Where a kept answer carries the version of its entry, among the headers yoga keeps with it:
+ * never sent as it is (`useHttpCaching` makes the ETag of it and drops it).
+ */
+export const ENTRY_VERSION_HEADER = 'x-response-cache-version';
+
+/**
+ * The `ETag` of an entry of the response cache: its key (what yoga's plugin sends as the ETag)
+ * and its version, quoted. The key alone would not do: an entry dropped by a write and kept again
+ * under the same key holds another answer.
+ */
+export function entryTag(key: string, version: string): string {
+  return `"${key}.${version}"`;
+}
+
+const ENTRY_TAG = /"([0-9a-f]{64})\.([\w-]+)"/g;
+
+/**
+ * Answers a GET whose `If-None-Match` names an entry the cache still holds, in the version the
+ * client has, with a 304 before anything runs: the entry is the validator, so a write that drops
+ * it (or its TTL) ends the 304s. yoga's own revalidation, which looks up the tag as a bare key and
+ * would answer 304 to a client holding an older answer kept under the same key, is off (`conditional`).
+ */
+function revalidate(cache: ResponseCacheStore): Plugin {
+  return {
+    async onRequest({ request, serverContext, endResponse, fetchAPI }) {
+      const tags = request.headers.get('if-none-match');
+      if (!tags) return;
+      partsOf(serverContext).conditional = true;
+      if (request.method !== 'GET' || request.headers.get('x-explain') === '1') return;
+      // A client sends back the one tag it holds for the URL; a few are looked at, never a list's worth.
+      for (const [, key, version] of [...tags.matchAll(ENTRY_TAG)].slice(0, 4)) {
+        const entry = (await cache.get(key!)) as
+          | { extensions?: { http?: { headers?: Record<string, string> } } }
+          | undefined;
+        const headers = entry?.extensions?.http?.headers;
+        if (!headers || headers[ENTRY_VERSION_HEADER] !== version) continue;
+        const lastModified = headers['Last-Modified'];
+        endResponse(
+          new fetchAPI.Response(null, {
+            status: 304,
+            headers: { etag: entryTag(key!, version!), ...(lastModified ? { 'last-modified': lastModified } : {}) },
+          }),
+        );
+        return;
+      }
+    },
+  };
 }
 
 /**

@@ -18,7 +18,8 @@ const MAX_PAGES = 8;
 /**
  * Sends HTML pages (GraphiQL's, 9 MB with its bundled assets) compressed, brotli or gzip as the
  * browser accepts: 1.9 MB in brotli. A page is compressed once, off the request thread (zlib runs in
- * libuv's pool), and kept; GraphQL answers are never compressed here (a proxy in front may).
+ * libuv's pool), and kept, under its `ETag` when it has one (else a hash of its bytes); GraphQL
+ * answers are never compressed here (a proxy in front may).
  */
 export function useCompressedPages(): Plugin {
   const pages = new Map<string, Promise<Buffer>>();
@@ -28,23 +29,33 @@ export function useCompressedPages(): Plugin {
       if (!response.headers.get('content-type')?.startsWith('text/html')) return;
       const encoding = acceptedEncoding(request.headers.get('accept-encoding'));
       if (!encoding) return;
-      const bytes = Buffer.from(await response.arrayBuffer());
-      const key = `${encoding}:${createHash('sha256').update(bytes).digest('base64url')}`;
-      let compressing = pages.get(key);
+      // A page with an entity tag (GraphiQL's: a hash of its bytes) is known by it: once compressed,
+      // it is neither read nor hashed again.
+      const tag = response.headers.get('etag');
+      let key = tag === null ? '' : `${encoding}:${tag}`;
+      let compressing = key ? pages.get(key) : undefined;
+      let bytes: Buffer | undefined;
       if (!compressing) {
-        if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
-        compressing = compressWith[encoding](bytes);
-        pages.set(key, compressing);
+        bytes = Buffer.from(await response.arrayBuffer());
+        key ||= `${encoding}:${createHash('sha256').update(bytes).digest('base64url')}`;
+        compressing = pages.get(key);
+        if (!compressing) {
+          if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
+          compressing = compressWith[encoding](bytes);
+          pages.set(key, compressing);
+        }
       }
       const headers = new fetchAPI.Headers(response.headers);
       headers.append('vary', 'accept-encoding');
-      let body: Buffer = bytes;
+      let body: Buffer;
       try {
         body = await compressing;
         headers.set('content-encoding', encoding);
+        if (!bytes) await response.body?.cancel();
       } catch {
         // Served as it is; the next request tries again rather than meeting the same failure.
         if (pages.get(key) === compressing) pages.delete(key);
+        body = bytes ?? Buffer.from(await response.arrayBuffer());
       }
       headers.set('content-length', String(body.length));
       setResponse(new fetchAPI.Response(new Uint8Array(body), { status: 200, headers }));

@@ -1,9 +1,10 @@
 import type { YogaServerOptions } from 'graphql-yoga';
+import { RATE_LIMIT_HEADERS } from '../policy/rate-limit.js';
 
 /** How long a browser may keep a preflight's answer: Chromium keeps none longer. */
 const PREFLIGHT_MAX_AGE_S = 7200;
 /** Headers of the gateway's answers that a page of an allowed origin may read besides the safelisted ones. */
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after'];
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', ...RATE_LIMIT_HEADERS];
 
 /**
  * yoga's `cors` option for an allow-list of origins (`CORS_ORIGINS`): an empty list sends no CORS

@@ -1,6 +1,113 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
+import { partsOf } from '../request-parts.js';
+
+declare module '../request-parts.js' {
+  interface RequestParts {
+    /** A request for GraphiQL's page (see `GraphiQLPages`): the tag of the page it gets, or its 304. */
+    graphiqlPage?: { key: string; notModified?: string | undefined } | undefined;
+  }
+}
+
+/** A page rendered once, with its entity tag. */
+interface RenderedPage {
+  text: string;
+  /** Weak: one page, sent as it is or compressed (`useCompressedPages`). */
+  tag: string;
+}
+
+/**
+ * GraphiQL's page (some 9 MB with its bundled assets), rendered once per set of options and cached
+ * by the browser: sent with an `ETag` (a hash of its bytes, computed when it is rendered) and
+ * `Cache-Control: no-cache`, so that a browser revalidates it on each load and gets a 304 while it
+ * is unchanged; a new version of the gateway renders another page, with another tag. Its assets
+ * are inlined in it: nothing is served apart. `render` is yoga's `renderGraphiQL`, `options` its
+ * `graphiql` option and `plugin` answers the 304s and tags the pages (before `useCompressedPages`,
+ * which keeps the tag).
+ */
+export class GraphiQLPages {
+  readonly #pages = new Map<string, Promise<RenderedPage>>();
+  /** The tags of the pages rendered so far, by their options' key: a revalidation waits for nothing. */
+  readonly #tags = new Map<string, string>();
+
+  constructor(private readonly renderPage: (options: GraphiQLOptions) => Promise<string>) {}
+
+  /** yoga's `renderGraphiQL`: the page for `options`, rendered once. */
+  readonly render = async (options: GraphiQLOptions = {}): Promise<string> => (await this.#page(options)).text;
+
+  /**
+   * yoga's `graphiql` option giving it `base`: false (yoga renders nothing) for a request whose
+   * `If-None-Match` names the page it would get, which `plugin` then answers 304.
+   */
+  options(base: GraphiQLOptions): (request: Request, serverContext?: object) => GraphiQLOptions | false {
+    const key = keyOf(base);
+    return (request, serverContext) => {
+      if (!serverContext) return base;
+      const tag = this.#tags.get(key);
+      const parts = partsOf(serverContext);
+      if (tag !== undefined && matches(request.headers.get('if-none-match'), tag)) {
+        parts.graphiqlPage = { key, notModified: tag };
+        return false;
+      }
+      parts.graphiqlPage = { key };
+      return base;
+    };
+  }
+
+  /** Answers the revalidations `options` recognized with a 304, and tags the pages it sends. */
+  plugin(): Plugin {
+    return {
+      onRequest: ({ serverContext, endResponse, fetchAPI }) => {
+        const notModified = partsOf(serverContext).graphiqlPage?.notModified;
+        if (notModified === undefined) return;
+        endResponse(new fetchAPI.Response(null, { status: 304, headers: pageHeaders(notModified) }));
+      },
+      onResponse: ({ response, serverContext }) => {
+        const page = partsOf(serverContext).graphiqlPage;
+        if (!page || page.notModified !== undefined || response.status !== 200) return;
+        // Rendered by now (the first request renders it): its tag is known.
+        const tag = this.#tags.get(page.key);
+        if (tag === undefined) return;
+        for (const [name, value] of Object.entries(pageHeaders(tag))) response.headers.set(name, value);
+      },
+    };
+  }
+
+  #page(options: GraphiQLOptions): Promise<RenderedPage> {
+    const key = keyOf(options);
+    let page = this.#pages.get(key);
+    if (page === undefined) {
+      page = this.renderPage(options).then((text) => {
+        const tag = `W/"${createHash('sha256').update(text).digest('base64url')}"`;
+        this.#tags.set(key, tag);
+        return { text, tag };
+      });
+      this.#pages.set(key, page);
+    }
+    return page;
+  }
+}
+
+/** The headers of GraphiQL's page and of its 304: revalidated on each load. */
+function pageHeaders(tag: string): Record<string, string> {
+  return { etag: tag, 'cache-control': 'no-cache' };
+}
+
+function keyOf(options: GraphiQLOptions): string {
+  return JSON.stringify(options);
+}
+
+/** Whether an `If-None-Match` names `tag` (compared weakly, as a GET's is: `W/` or not), or is `*`. */
+function matches(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  const opaque = tag.replace(/^W\//, '');
+  return header.split(',').some((each) => {
+    const sent = each.trim();
+    return sent === '*' || sent.replace(/^W\//, '') === opaque;
+  });
+}
 
 /**
  * Where GraphiQL's page asks for the demo users' tabs (a POST from the page itself): the page never

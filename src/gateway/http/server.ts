@@ -21,7 +21,7 @@ import { useAnswerText } from './answer-text.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
 import type { RelayedServerContext } from './relay.js';
-import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
+import { type DemoTokens, GraphiQLPages, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
 import { corsOptions } from './cors.js';
 import { useCsrfPrevention } from './csrf.js';
 import {
@@ -45,6 +45,7 @@ import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import { DEFAULT_PERSISTED_QUERIES_BYTES, usePersistedDocuments } from '../policy/persisted-operations.js';
+import { useHttpCaching } from '../cache/http-caching.js';
 import type { KeyValueStore, SharedState } from '../state/store.js';
 import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
@@ -270,6 +271,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: persisted.store ?? state.store('apq:', { maxBytes: persisted.maxBytes ?? DEFAULT_PERSISTED_QUERIES_BYTES }),
     ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
   });
+  const graphiqlPages = new GraphiQLPages(async (pageOptions) => {
+    const page = (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(pageOptions);
+    return graphiql.demoTokens ? withDemoTabs(page, pageOptions) : page;
+  });
   const yoga = createYoga<RelayedServerContext, GatewayContext>({
     // The field hooks: the answer budget of every request, explain of those that ask for it.
     schema: hookFields(schema),
@@ -287,10 +292,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.
-    renderGraphiQL: memoized(async (pageOptions = {}) => {
-      const page = (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(pageOptions);
-      return graphiql.demoTokens ? withDemoTabs(page, pageOptions) : page;
-    }),
+    renderGraphiQL: graphiqlPages.render,
     // yoga's default would let every origin read every answer, with credentials.
     cors: corsOptions(options.corsOrigins ?? []),
     context: (initial) => {
@@ -303,7 +305,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       attachLoaders(ctx);
       return ctx;
     },
-    graphiql: graphiql.enabled ? graphiqlOptions({ persistedOnly }) : false,
+    graphiql: graphiql.enabled ? graphiqlPages.options(graphiqlOptions({ persistedOnly })) : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
@@ -316,6 +318,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(graphiql.enabled && graphiql.demoTokens
         ? [useDemoTabs({ persistedOnly, demoTokens: graphiql.demoTokens })]
         : []),
+      // GraphiQL's 304s before anything reads the request as an operation; its tags before the compression.
+      ...(graphiql.enabled ? [graphiqlPages.plugin()] : []),
       ...persistedDocuments.serve,
       // After the persisted operations (which fill in the document) and before the cache (which may answer).
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
@@ -332,6 +336,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         : []),
       // Subscriptions following what a mutation wrote hear of it at once.
       useWakeOnWrite(live),
+      // Cache-Control on every GraphQL answer; the cache's ETag on the GET answers it holds.
+      useHttpCaching({ responseCacheTtlMs: options.responseCache?.ttlMs }),
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
       ...(options.rateLimits && options.rateLimits.points > 0
@@ -393,19 +399,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       live.close();
       await Promise.all([client.close(), state.close(), converter.close()]);
     },
-  };
-}
-
-function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {
-  const pages = new Map<string, Promise<string>>();
-  return (options) => {
-    const key = JSON.stringify(options ?? null);
-    let page = pages.get(key);
-    if (page === undefined) {
-      page = render(options);
-      pages.set(key, page);
-    }
-    return page;
   };
 }
 

@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { partsOf } from '../request-parts.js';
 import type { KeyValueStore } from '../state/store.js';
-import { documentHash, MAX_ID_LENGTH } from './manifest.js';
+import { DocumentIdError, documentHash, MAX_ID_LENGTH, normalizeDocumentId } from './manifest.js';
 
 declare module '../request-parts.js' {
   interface RequestParts {
@@ -19,7 +19,7 @@ declare module '../request-parts.js' {
 
 /** Options of `usePersistedDocuments`. */
 export interface PersistedOperationsOptions {
-  /** The trusted documents, by id: the `{ "<hash>": "<document>" }` of a manifest. */
+  /** The trusted documents, by id: the `{ "<hash>": "<document>" }` of a manifest (ids as `normalizeDocumentId` takes them). */
   manifest: ReadonlyMap<string, string>;
   /** Run only the documents of the manifest; any other is refused before it is parsed. */
   persistedOnly: boolean;
@@ -57,14 +57,18 @@ export const DEFAULT_MAX_PERSISTED_QUERY_BYTES = 128 * 1024;
  * bytes count as the gateway's work (`registration`) in what the operation costs its caller. Such a
  * request is never answered from the response cache: it runs. With `persistedOnly`, only the
  * manifest's documents run: a document sent as text, or registered, is refused before it is parsed.
+ * Every id, the manifest's and the clients', is normalized (`normalizeDocumentId`): `sha256:<hex>`
+ * and the bare hex find the same document; an id too long or with another prefix is refused.
  */
 export function usePersistedDocuments(options: PersistedOperationsOptions): PersistedDocuments {
-  const { manifest, persistedOnly, store } = options;
+  const { persistedOnly, store } = options;
+  const manifest = new Map([...options.manifest].map(([id, document]) => [normalizeDocumentId(id), document]));
   const maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_PERSISTED_QUERY_BYTES;
   const check: Plugin = {
     onParams({ params, context }) {
-      const hash = apqHash(params);
-      if (persistedOnly || hash === undefined || typeof params.query !== 'string') return;
+      const sent = apqHash(params);
+      if (persistedOnly || sent === undefined || typeof params.query !== 'string') return;
+      const hash = documentId(sent);
       const bytes = Buffer.byteLength(params.query);
       if (bytes > maxDocumentBytes) throw tooLarge(bytes, maxDocumentBytes);
       if (documentHash(params.query) !== hash) {
@@ -91,7 +95,7 @@ export function usePersistedDocuments(options: PersistedOperationsOptions): Pers
         // yoga's GET parser keeps only the usual parameters.
         (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : null) ??
         apqHash(params);
-      return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH ? id : null;
+      return typeof id === 'string' && id.length > 0 ? documentId(id) : null;
     },
     getPersistedOperation: async (id) => manifest.get(id) ?? (persistedOnly ? null : ((await store.get(id)) ?? null)),
     customErrors: {
@@ -113,6 +117,22 @@ export function usePersistedDocuments(options: PersistedOperationsOptions): Pers
     },
   });
   return { serve: [check, serve], register };
+}
+
+/** A client's id in the one form documents are kept under, or its refusal: the limit, the value and the maximum. */
+function documentId(id: string): string {
+  try {
+    return normalizeDocumentId(id);
+  } catch (error) {
+    if (!(error instanceof DocumentIdError)) throw error;
+    const budget =
+      error.reason === 'PERSISTED_QUERY_ID_TOO_LONG'
+        ? { limit: 'persistedQueryIdLength', value: id.length, max: MAX_ID_LENGTH }
+        : {};
+    throw createGraphQLError(error.message, {
+      extensions: { code: 'BAD_USER_INPUT', reason: error.reason, ...budget, http: { status: 400 } },
+    });
+  }
 }
 
 function apqHash(params: GraphQLParams): string | undefined {

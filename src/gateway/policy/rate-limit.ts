@@ -82,6 +82,8 @@ declare module '../request-parts.js' {
     reservation?: Reservation | undefined;
     /** The caller's budget after this operation's reservation, when rate limits are on (the graph's `rateLimit`). */
     rateLimit?: RateLimitStatus | undefined;
+    /** The budget the answer's `extensions.rateLimit` reported last: its `X-RateLimit-*` headers say the same. */
+    reportedBudget?: BudgetState | undefined;
   }
 }
 
@@ -98,7 +100,9 @@ declare module '../request-parts.js' {
  * left, operations are refused before any upstream request (RATE_LIMITED, `retryAfter`, HTTP 429
  * and `Retry-After`): until the window ends, or for a moment when only the reservations of
  * operations under way hold the rest. An answer of the response cache runs nothing and costs
- * nothing. Every answer carries `extensions.rateLimit`.
+ * nothing. Every answer carries `extensions.rateLimit`, and the same in headers as GitHub sends
+ * them (`X-RateLimit-Limit`, `-Remaining`, `-Used`, `-Reset` in epoch seconds); an answer in parts
+ * sends its headers with the first part: the budget as its reservation left it.
  *
  * Subscriptions reserve their bound when they start (their first read included) and settle at
  * their first event. A later event comes from the gateway's shared poll, which costs its
@@ -248,17 +252,20 @@ export function useRateLimits(
     last: boolean,
     laterEvent = false,
   ): Promise<RateLimitStatus | undefined> {
-    const reservation = partsOf(serverContext).reservation;
+    const parts = partsOf(serverContext);
+    const reservation = parts.reservation;
     if (reservation) {
       if (laterEvent && reservation.state.admitted) return charge(reservation);
       // A part of an answer in parts before its last: what it spent so far, against its reservation.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
       const cost = reservation.state.admitted ? spent(reservation.context) : (reservation.chargedWhenRefused ?? 0);
+      parts.reportedBudget = settled;
       return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
     const state = await budgets.take(callerOf(serverContext, request).budgetKey, 0, options.points, options.windowMs);
+    parts.reportedBudget = state;
     return state && status(options.points, 0, state);
   }
 
@@ -300,6 +307,12 @@ export function useRateLimits(
       const reported = answers.map((one) => (hasReport(one) ? one : withReport(one, looked)));
       setResult(Array.isArray(result) ? reported : reported[0]!);
     },
+    onResponse({ response, serverContext }) {
+      const parts = partsOf(serverContext);
+      // A single answer was reported before it left; one in parts leaves before its first part is reported.
+      const state = parts.reportedBudget ?? parts.reservation?.settled ?? parts.reservation?.state;
+      if (state) setRateLimitHeaders(response.headers, options.points, state);
+    },
   };
 }
 
@@ -318,6 +331,27 @@ export function spentForEvents(context: { rateLimit?: RateLimitStatus | undefine
     secondsUntil(resetAt),
     { limit: 'rateLimitPoints', value: budget.limit - budget.remaining + 1, max: budget.limit },
   );
+}
+
+/** Headers of an answer the rate limits settled, as GitHub names them. */
+export const RATE_LIMIT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-used',
+  'x-ratelimit-reset',
+];
+
+/**
+ * The caller's budget in headers, agreeing with `extensions.rateLimit`: the limit, what is left,
+ * what is used (the limit less what is left, as GitHub counts it) and when the window ends (epoch
+ * seconds, rounded up: the budget is whole at that second).
+ */
+function setRateLimitHeaders(headers: Headers, limit: number, state: BudgetState): void {
+  const remaining = Math.max(0, limit - state.used);
+  headers.set('x-ratelimit-limit', String(limit));
+  headers.set('x-ratelimit-remaining', String(remaining));
+  headers.set('x-ratelimit-used', String(limit - remaining));
+  headers.set('x-ratelimit-reset', String(Math.ceil(state.resetAt / 1000)));
 }
 
 /** Points an operation spent: its upstream requests and the gateway's own work. */

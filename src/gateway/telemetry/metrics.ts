@@ -36,7 +36,7 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
 
   const operations = new Counter({
     name: 'graphql_gateway_operations_total',
-    help: 'GraphQL operations answered, by operation name, type and outcome (success, error, refused, rate_limited, client_gone).',
+    help: 'GraphQL operations answered, by operation name, type and outcome (success, error, refused, rate_limited, client_gone, not_modified).',
     labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
     registers,
   });
@@ -178,6 +178,8 @@ function outcomeOf(report: OperationReport): string {
   if (report.status === 499) return 'client_gone';
   // Refused for the caller's budget (429): apart from other refusals, for alerts on spent budgets.
   if (report.status === 429) return 'rate_limited';
+  // A revalidation answered 304 (the client's copy still holds): nothing ran, nothing was refused.
+  if (report.status === 304) return 'not_modified';
   if (report.operationType === null || report.status >= 400) return 'refused';
   return report.errorCodes.length > 0 ? 'error' : 'success';
 }
