@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +313,21 @@ describe('npm run cluster on ports it cannot have', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     return { code, stdout, stderr };
   }
+
+  it("ends with one line naming the balancer's port taken, starting nothing", async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      expect(await runCluster({ PORT: String(port) })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `Cannot start the cluster: port ${port} is already in use. Choose another port with PORT.\n`,
+      });
+    } finally {
+      taken.close();
+    }
+  });
 
   it('ends with one line naming a replica port taken and its setting, starting nothing', async () => {
     const base = await freePorts(2);
