@@ -343,6 +343,13 @@ export const configSchema = z.object({
   /** Gateways `npm run cluster` starts behind HAProxy. @default 3 */
   CLUSTER_REPLICAS: z.coerce.number().int().min(1).max(16).default(3),
   /**
+   * Port of the first replica of `npm run cluster` on 127.0.0.1, the next ones following (`4001`: 4001, 4002,
+   * 4003); `0`, free ports the cluster picks. @default 0
+   */
+  CLUSTER_BASE_PORT: port.default(0),
+  /** Port of the redis-server `npm run cluster` starts on 127.0.0.1 (none with `REDIS_URL`); `0`, a free one. @default 0 */
+  REDIS_PORT: port.default(0),
+  /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.
    */

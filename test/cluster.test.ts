@@ -1,10 +1,15 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from '../src/cluster/cluster.js';
+import { assertFree } from '../src/cluster/ports.js';
 import { loadConfig } from '../src/config.js';
 import { startTestPlatform, type TestPlatform } from './fixtures/platform.js';
+import { fileURLToPath } from 'node:url';
 import { importBuilt } from './fixtures/built.js';
 import { freePort } from './fixtures/ports.js';
 import { until } from './fixtures/wait.js';
@@ -17,6 +22,9 @@ let platform: TestPlatform;
 let cluster: Cluster;
 let dir: string;
 let spaceId: string;
+/** The ports the settings gave: the first replica's (`CLUSTER_BASE_PORT`) and Redis's (`REDIS_PORT`). */
+let basePort: number;
+let redisPort: number;
 const log: string[] = [];
 
 /**
@@ -35,10 +43,14 @@ beforeAll(async () => {
   // Read once: the mutations of the load below rename it.
   spaceId = platform.spaceId('Getting started');
   dir = mkdtempSync(join(tmpdir(), 'gateway-cluster-'));
+  basePort = await freePorts(3);
+  redisPort = await freePort();
   const config = loadConfig({
     PORT: String(await freePort()),
     UPSTREAM_URL: platform.url,
     CLUSTER_REPLICAS: '3',
+    CLUSTER_BASE_PORT: String(basePort),
+    REDIS_PORT: String(redisPort),
     SHUTDOWN_TIMEOUT_MS: '5000',
   });
   cluster = await startCluster({
@@ -55,6 +67,35 @@ afterAll(async () => {
   await platform.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The first of `count` ports in a row free on 127.0.0.1 now. */
+async function freePorts(count: number): Promise<number> {
+  for (;;) {
+    const base = await freePort();
+    if (base + count - 1 > 65_535) continue;
+    const free = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        assertFree(base + i, 'a test').then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    if (free.every(Boolean)) return base;
+  }
+}
+
+/** The status of one request sent with its target exactly as written (no client resolves `..` first). */
+function statusOf(port: number, method: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: '127.0.0.1', port, method, path }, (response) => {
+      response.resume();
+      response.once('end', () => resolve(response.statusCode!));
+    });
+    sent.once('error', reject);
+    sent.end();
+  });
+}
 
 const authorization = () => `Bearer ${platform.adminToken}`;
 
@@ -136,6 +177,30 @@ async function metricsOf(port: number): Promise<string> {
 }
 
 describe('replicas behind HAProxy', () => {
+  it('listens where CLUSTER_BASE_PORT and REDIS_PORT say, and serves /metrics on the replicas only', async () => {
+    expect({ replicas: cluster.replicas.map((replica) => replica.port), redis: cluster.redisUrl }).toEqual({
+      replicas: [basePort, basePort + 1, basePort + 2],
+      redis: `redis://127.0.0.1:${redisPort}`,
+    });
+    const balancer = Number(new URL(cluster.url).port);
+    // Every way of writing the path that a replica resolves to /metrics.
+    const targets = ['/metrics', '/metrics?name=x', '/graphql/../metrics', '/x/%2e%2e/metrics', '/x\\..\\metrics'];
+    const statuses = async (port: number) =>
+      Object.fromEntries(
+        await Promise.all(
+          targets.flatMap((path) =>
+            ['GET', 'HEAD'].map(async (method) => [`${method} ${path}`, await statusOf(port, method, path)]),
+          ),
+        ),
+      );
+    const everyTarget = (status: number) =>
+      Object.fromEntries(targets.flatMap((path) => ['GET', 'HEAD'].map((method) => [`${method} ${path}`, status])));
+    expect({ balancer: await statuses(balancer), replica: await statuses(basePort) }).toEqual({
+      balancer: everyTarget(404),
+      replica: everyTarget(200),
+    });
+  });
+
   it('balances over every replica, and a replica serves what another cached', async () => {
     const query = `{ space(id: "${spaceId}") { title } }`;
     const [a, b] = cluster.replicas;
@@ -223,5 +288,81 @@ describe('replicas behind HAProxy', () => {
       }).then((response) => response.json() as Promise<any>);
     await get(a!.port);
     expect((await get(b!.port)).extensions.responseCache).toEqual({ hit: true });
+  });
+});
+
+describe('npm run cluster on ports it cannot have', () => {
+  const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+  const spawned = new Set<ChildProcess>();
+  // One that started after all (a regression) is not left running.
+  afterAll(() => {
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
+  /** Runs the compiled `npm run cluster` with `env`; answers how it ended and all it printed. */
+  async function runCluster(env: Record<string, string>) {
+    const child = spawn(process.execPath, ['--enable-source-maps', 'dist/cluster/main.js'], {
+      cwd: projectRoot,
+      env: { ...process.env, UPSTREAM_URL: platform.url, LOG_LEVEL: 'error', DATA_DIR: join(dir, 'cli'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    spawned.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it("ends with one line naming the balancer's port taken, starting nothing", async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      expect(await runCluster({ PORT: String(port) })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `Cannot start the cluster: port ${port} is already in use. Choose another port with PORT.\n`,
+      });
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('ends with one line naming a replica port taken and its setting, starting nothing', async () => {
+    const base = await freePorts(2);
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(base + 1, '127.0.0.1', resolve));
+    try {
+      expect(
+        await runCluster({ PORT: String(await freePort()), CLUSTER_REPLICAS: '2', CLUSTER_BASE_PORT: String(base) }),
+      ).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `Cannot start the cluster: port ${base + 1} is already in use. Choose another port with CLUSTER_BASE_PORT + 1.\n`,
+      });
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("refuses replica ports over the balancer's or past the last port, naming the settings", async () => {
+    const port = await freePort();
+    expect({
+      clash: await runCluster({ PORT: String(port), CLUSTER_REPLICAS: '3', CLUSTER_BASE_PORT: String(port - 1) }),
+      past: await runCluster({ PORT: String(port), CLUSTER_REPLICAS: '3', CLUSTER_BASE_PORT: '65534' }),
+    }).toEqual({
+      clash: {
+        code: 1,
+        stdout: '',
+        stderr: `Cannot start the cluster: PORT ${port} falls in the replicas' ports ${port - 1}-${port + 1} (CLUSTER_BASE_PORT, CLUSTER_REPLICAS)\n`,
+      },
+      past: {
+        code: 1,
+        stdout: '',
+        stderr:
+          'Cannot start the cluster: CLUSTER_BASE_PORT 65534 leaves room for 2 of the 3 replicas (CLUSTER_REPLICAS): the last port is 65535\n',
+      },
+    });
   });
 });

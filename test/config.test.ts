@@ -60,6 +60,8 @@ describe('configuration', () => {
       TRUSTED_PROXIES: 0,
       CSRF_PREVENTION: true,
       CLUSTER_REPLICAS: 3,
+      CLUSTER_BASE_PORT: 0,
+      REDIS_PORT: 0,
       MAX_RESPONSE_BYTES: 8_388_608,
       RESPONSE_CACHE_MB: 32,
       PERSISTED_QUERIES_MB: 8,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { superviseEmbeddedPlatform, superviseGateway, type Supervisor } from '../supervisor.js';
 import { balancerConfig, startBalancer, type Balancer, type ServerState } from './haproxy.js';
-import { freePort } from './ports.js';
+import { assertFree, freePort } from './ports.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 /** Options of `startCluster`. */
@@ -58,8 +58,15 @@ export interface Cluster {
 export async function startCluster({ config, dir, log, env = {} }: ClusterOptions): Promise<Cluster> {
   mkdirSync(dir, { recursive: true });
   const started: Array<{ stop(): Promise<void> }> = [];
+  const replicaPorts = portsOfReplicas(config);
+  // Checked before anything starts: a port taken is named with the setting that chose it (HAProxy's
+  // own words, once the rest started, are four lines of alerts).
+  if (config.PORT !== 0) await assertFree(config.PORT, 'PORT');
+  for (const [index, port] of replicaPorts.entries())
+    if (port !== 0) await assertFree(port, index === 0 ? 'CLUSTER_BASE_PORT' : `CLUSTER_BASE_PORT + ${index}`);
+  if (!config.REDIS_URL && config.REDIS_PORT !== 0) await assertFree(config.REDIS_PORT, 'REDIS_PORT');
   try {
-    const redis = config.REDIS_URL ? undefined : await startRedisServer(await freePort());
+    const redis = config.REDIS_URL ? undefined : await startRedisServer(config.REDIS_PORT || (await freePort()));
     if (redis) started.push(redis);
     const redisUrl = config.REDIS_URL ?? redis!.url;
     let upstreamUrl = config.UPSTREAM_URL;
@@ -83,12 +90,11 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
       // HAProxy appends each client's address to X-Forwarded-For (`option forwardfor`).
       TRUSTED_PROXIES: '1',
     };
-    // Each replica serves its metrics on its own port.
+    // Each replica serves its metrics on its own port, where operators scrape it; HAProxy refuses
+    // `/metrics` on the public one (deploy/haproxy.cfg).
     delete gatewayEnv.METRICS_PORT;
     const starts = await Promise.allSettled(
-      Array.from({ length: config.CLUSTER_REPLICAS }, (_, i) =>
-        startReplica(`gateway${i + 1}`, gatewayEnv, config, log),
-      ),
+      replicaPorts.map((port, i) => startReplica(`gateway${i + 1}`, port, gatewayEnv, config, log)),
     );
     // Those that started are stopped with the rest when one did not.
     const replicas = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
@@ -147,9 +153,40 @@ async function stopAll(started: Array<{ stop(): Promise<void> }>): Promise<void>
   for (const part of rest.reverse()) await part.stop();
 }
 
-/** Starts one gateway (`src/gateway/main.ts`) on a port of its own, which it keeps across restarts. */
-async function startReplica(name: string, env: NodeJS.ProcessEnv, config: Config, log: (line: string) => void) {
-  const supervisor = superviseGateway(config, { name: `gateway ${name}`, port: 0, env, log });
+/**
+ * The replicas' ports: from `CLUSTER_BASE_PORT` on, one each, or 0 each (a free one each picks). A range past
+ * the last port, or over the balancer's or Redis's, is refused with the settings that made it.
+ */
+export function portsOfReplicas(config: Config): number[] {
+  const base = config.CLUSTER_BASE_PORT;
+  const count = config.CLUSTER_REPLICAS;
+  if (base === 0) return Array.from({ length: count }, () => 0);
+  const last = base + count - 1;
+  if (last > 65_535)
+    throw new Error(
+      `CLUSTER_BASE_PORT ${base} leaves room for ${65_536 - base} of the ${count} replicas (CLUSTER_REPLICAS): the last port is 65535`,
+    );
+  const ports = Array.from({ length: count }, (_, i) => base + i);
+  const clashes = [
+    ['PORT', config.PORT],
+    ...(config.REDIS_URL ? [] : [['REDIS_PORT', config.REDIS_PORT] as const]),
+  ].filter(([, port]) => ports.includes(port as number));
+  if (clashes.length > 0)
+    throw new Error(
+      `${clashes.map(([name, port]) => `${name} ${port}`).join(' and ')} falls in the replicas' ports ${base}-${last} (CLUSTER_BASE_PORT, CLUSTER_REPLICAS)`,
+    );
+  return ports;
+}
+
+/** Starts one gateway (`src/gateway/main.ts`) on `port` (0: a free one), which it keeps across restarts. */
+async function startReplica(
+  name: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  config: Config,
+  log: (line: string) => void,
+) {
+  const supervisor = superviseGateway(config, { name: `gateway ${name}`, port, env, log });
   const ready = await supervisor.start();
   return { name, port: Number(new URL(ready.url).port), supervisor };
 }

@@ -41,6 +41,11 @@ function ephemeralRange(): readonly [number, number] {
   }
 }
 
+/** Throws, naming `setting`, when `port` of 127.0.0.1 is taken now (or not allowed). */
+export async function assertFree(port: number, setting: string): Promise<void> {
+  if (!(await bindable(port))) throw new Error(`port ${port} is already in use. Choose another port with ${setting}.`);
+}
+
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();

@@ -228,14 +228,7 @@ async function drainAndExit(): Promise<void> {
 
 /** `GET /metrics` on a port of its own (`METRICS_PORT`), so that scrapes need not reach the public port. */
 async function serveMetrics(port: number) {
-  const { registry } = gateway.metrics;
-  const metrics = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text));
-  });
+  const metrics = createServer(gateway.metrics.listener);
   await new Promise<void>((resolve, reject) => {
     metrics.once('error', reject);
     metrics.listen(port, config.HOST, resolve);

@@ -156,6 +156,65 @@ describe('the demo, as docs/demo-data.md gives it', () => {
     expect([...reached].sort()).toEqual(every.sort());
   });
 
+  it('answers the requests "Try it" shows from a shell, and a browser at a platform URL 401 JSON, as it says', async () => {
+    const section = DOC.split(/^## /m).find((part) => part.startsWith('Try it\n'))!;
+    const shell = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    // Commands as the shell reads them: a line continued by a backslash, or by a single quote left open.
+    const lines: string[] = [];
+    for (const line of shell.replace(/\\\n\s*/g, ' ').split('\n')) {
+      if (line.startsWith('#')) continue;
+      const open = (lines.at(-1)?.split("'").length ?? 1) % 2 === 0;
+      if (open) lines[lines.length - 1] += `\n${line}`;
+      else lines.push(line);
+    }
+    const variables = new Map(
+      lines.flatMap((line) => {
+        const assigned = /^([A-Z]+)=([^\s$(]\S*)$/.exec(line);
+        return assigned ? [[assigned[1]!, assigned[2]!] as const] : [];
+      }),
+    );
+    const platformOrigin = new URL(g.platform.url).origin;
+    const answers = [];
+    for (const line of lines.filter((line) => line.startsWith('curl '))) {
+      const target = /^curl -s (\S+)/.exec(line)![1]!;
+      const quoted = /-d '([^']*)'/.exec(line)?.[1] ?? /-d "((?:[^"\\]|\\.)*)"/.exec(line)?.[1]?.replace(/\\"/g, '"');
+      // The doc's URLs name the default PLATFORM_PORT: here, the test platform's.
+      const body = quoted!
+        .replace(/\$([A-Z]+)/g, (_, name: string) => variables.get(name) ?? '')
+        .replaceAll(DOC_PLATFORM, platformOrigin);
+      const init = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
+        body,
+      };
+      const response = target.startsWith('http://127.0.0.1:4000/')
+        ? await g.gateway.fetch(target.replace('http://127.0.0.1:4000', 'http://gateway.test'), init)
+        : await fetch(target.replace(DOC_PLATFORM, platformOrigin), init);
+      const json = (await response.json()) as Record<string, any>;
+      answers.push({
+        status: response.status,
+        errors: json.errors,
+        error: json.error,
+        keys: Object.keys(json.data ?? json),
+      });
+    }
+    expect(answers).toEqual([
+      { status: 200, errors: undefined, error: undefined, keys: ['resolveUrl'] },
+      { status: 200, errors: undefined, error: undefined, keys: ['target', 'redirect'] },
+      {
+        status: 200,
+        errors: undefined,
+        error: undefined,
+        keys: expect.arrayContaining(['site', 'siteSpace', 'space']),
+      },
+    ]);
+    const browser = await fetch(`${platformOrigin}/published/acme-docs/docs/`);
+    expect({ status: browser.status, type: browser.headers.get('content-type') }).toEqual({
+      status: 401,
+      type: expect.stringMatching(/^application\/json/),
+    });
+  });
+
   it('gives the seeded ids of spaces, sites, the share link, change requests, the translation and the OpenAPI specification', async () => {
     const spaces = docTable('Spaces');
     expect(spaces.length).toBeGreaterThan(10);

@@ -378,23 +378,20 @@ describe('npm start signalled as a whole process group (a terminal, a service ma
   });
 });
 
-describe('npm start on a busy PORT', () => {
-  it('ends the start with one line naming the port, restarting nothing', { timeout: PROCESS_GUARD_MS }, async () => {
+describe('a busy port', () => {
+  /**
+   * Runs `args` (a compiled entry) while `setting`'s port is taken on 127.0.0.1; answers how it ended and all it
+   * printed, both streams together: one line, never a stack.
+   */
+  async function startOnBusyPort(args: string[], setting: string, env: NodeJS.ProcessEnv) {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, NPM_START_ARGS, {
+      const child = spawn(process.execPath, args, {
         cwd: projectRoot,
-        env: {
-          ...process.env,
-          PORT: String(port),
-          PLATFORM_PORT: '0',
-          DATA_DIR: dataDir,
-          LOG_LEVEL: 'error',
-          ...NO_DEMO,
-        },
+        env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error', ...NO_DEMO, ...env, [setting]: String(port) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       spawned.add(child);
@@ -402,15 +399,52 @@ describe('npm start on a busy PORT', () => {
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const ended = await new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-      expect({ ended, output }).toEqual({
-        ended: { code: 1, signal: null },
-        output: `Cannot start the gateway: port ${port} is already in use. Choose another port with PORT.\n`,
-      });
+      return { port, ended, output };
     } finally {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }
+  const GATEWAY_ALONE = ['--enable-source-maps', 'dist/gateway/main.js'];
+  const upstream = { UPSTREAM_URL: 'http://127.0.0.1:9/v1' };
+
+  it.each([
+    { entry: 'npm start', args: NPM_START_ARGS, setting: 'PORT', env: { PLATFORM_PORT: '0' }, what: 'gateway' },
+    {
+      entry: 'npm start',
+      args: NPM_START_ARGS,
+      setting: 'PLATFORM_PORT',
+      env: { PORT: '0' },
+      what: 'embedded platform',
+    },
+    {
+      entry: 'npm start',
+      args: NPM_START_ARGS,
+      setting: 'METRICS_PORT',
+      env: { PORT: '0', PLATFORM_PORT: '0' },
+      what: 'gateway',
+    },
+    { entry: 'the gateway alone', args: GATEWAY_ALONE, setting: 'PORT', env: upstream, what: 'gateway' },
+    {
+      entry: 'the gateway alone',
+      args: GATEWAY_ALONE,
+      setting: 'METRICS_PORT',
+      env: { ...upstream, PORT: '0' },
+      what: 'gateway',
+    },
+  ])(
+    '$entry on a busy $setting ends with one line naming it, restarting nothing',
+    {
+      timeout: PROCESS_GUARD_MS,
+    },
+    async ({ args, setting, env, what }) => {
+      const { port, ended, output } = await startOnBusyPort(args, setting, env);
+      expect({ ended, output }).toEqual({
+        ended: { code: 1, signal: null },
+        output: `Cannot start the ${what}: port ${port} is already in use. Choose another port with ${setting}.\n`,
+      });
+    },
+  );
 });
 
 describe('/ready with a supervised upstream process', () => {

@@ -286,6 +286,41 @@ describe('metrics', () => {
     }
   });
 
+  it('answers HEAD /metrics as GET without a body, on the main port and on a port of its own', async () => {
+    const fresh = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
+    const own = createServer(fresh.metrics.listener);
+    try {
+      await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+      const ownUrl = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      const answer = async (response: Response) => ({
+        status: response.status,
+        type: response.headers.get('content-type'),
+        body: (await response.text()).length > 0,
+      });
+      const main = (method: string) => fresh.fetch('http://gateway.test/metrics', { method });
+      const separate = (method: string, path = '/metrics') => fetch(`${ownUrl}${path}`, { method });
+      const type = fresh.metrics.registry.contentType;
+      expect({
+        mainHead: await answer(await main('HEAD')),
+        mainGet: await answer(await main('GET')),
+        ownHead: await answer(await separate('HEAD')),
+        ownGet: await answer(await separate('GET')),
+        ownPost: await answer(await separate('POST')),
+        ownOther: await answer(await separate('GET', '/graphql')),
+      }).toEqual({
+        mainHead: { status: 200, type, body: false },
+        mainGet: { status: 200, type, body: true },
+        ownHead: { status: 200, type, body: false },
+        ownGet: { status: 200, type, body: true },
+        ownPost: { status: 404, type: null, body: false },
+        ownOther: { status: 404, type: null, body: false },
+      });
+    } finally {
+      own.close();
+      await fresh.close();
+    }
+  });
+
   it('leaves /metrics off the main port when another server serves them', async () => {
     const quiet = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false }, metricsOnMainPort: false });
     try {

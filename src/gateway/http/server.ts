@@ -105,7 +105,7 @@ export interface GatewayOptions {
   operationLog?: Logger;
   /**
    * Answer `GET /metrics` (Prometheus text) on the gateway's own port; false when another server
-   * serves `gateway.metrics.registry` (`METRICS_PORT`). @default true
+   * serves them (`gateway.metrics.listener`, `METRICS_PORT`). @default true
    */
   metricsOnMainPort?: boolean;
   /**

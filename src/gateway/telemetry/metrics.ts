@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { partsOf, type RequestParts } from '../request-parts.js';
@@ -20,9 +21,23 @@ export interface GatewayMetrics {
   watchSharedState(connected: () => boolean): void;
   /** Counts each request sent to the platform, with its duration and retries (inside the sharing of reads in flight). */
   upstreamHook: UpstreamHook;
-  /** Counts requests in flight and, unless `exposed` is false, answers `GET /metrics`. */
+  /** Counts requests in flight and, unless `exposed` is false, answers `GET` and `HEAD /metrics`. */
   plugin(options: { exposed: boolean }): Plugin;
+  /** Answers `GET` and `HEAD /metrics` and nothing else (404): a server of its own (`METRICS_PORT`). */
+  listener: RequestListener;
 }
+
+/** What `/metrics` answers: `GET` the registry's text, `HEAD` its headers alone, as HTTP has it for every GET. */
+async function metricsAnswer(
+  registry: Registry,
+  method: string,
+): Promise<{ body: string | null; contentType: string }> {
+  const contentType = registry.contentType;
+  return { body: method === 'HEAD' ? null : await registry.metrics(), contentType };
+}
+
+const servesMetrics = (method: string | undefined, pathname: string | undefined) =>
+  pathname === '/metrics' && (method === 'GET' || method === 'HEAD');
 
 /**
  * Operations by name, type and outcome with their durations; upstream requests by method, route
@@ -148,12 +163,10 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
     plugin({ exposed }) {
       return {
         onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
-          if (exposed && url.pathname === '/metrics' && request.method === 'GET') {
-            return registry
-              .metrics()
-              .then((text) =>
-                endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })),
-              );
+          if (exposed && servesMetrics(request.method, url.pathname)) {
+            return metricsAnswer(registry, request.method).then(({ body, contentType }) =>
+              endResponse(new fetchAPI.Response(body, { headers: { 'content-type': contentType } })),
+            );
           }
           const parts = partsOf(serverContext);
           parts.inFlight = true;
@@ -163,6 +176,15 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
         },
         onResponse: ({ serverContext }) => leaves(partsOf(serverContext)),
       };
+    },
+    listener(req, res) {
+      if (!servesMetrics(req.method, req.url?.split('?')[0])) {
+        res.writeHead(404).end();
+        return;
+      }
+      void metricsAnswer(registry, req.method!).then(({ body, contentType }) =>
+        res.writeHead(200, { 'content-type': contentType }).end(body ?? undefined),
+      );
     },
   };
 }
