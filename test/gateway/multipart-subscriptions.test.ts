@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useMultipartSubscriptions } from '../../src/gateway/http/multipart-subscriptions.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 const APOLLO_ACCEPT = 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0,application/json';
 
@@ -80,7 +81,7 @@ describe("subscriptions over HTTP multipart (Apollo's protocol)", () => {
     await reader.read();
     await reader.cancel();
     controller.abort();
-    for (let wait = 0; ended.length === 0 && wait < 500; wait += 1) await new Promise((r) => setTimeout(r, 10));
+    await until(() => ended.length > 0);
     expect(ended).toEqual(['ended']);
   });
 
