@@ -38,11 +38,23 @@ const WITH_ORG = 'query BatchedSpaceWithOrg($id: ID!) { space(id: $id) { title o
 /** Sends `body` as alice; answers the status, the body and the requests the platform received for it. */
 const send = (body: unknown) => postGraphQL(gateway, platform, body, { authorization: `Bearer ${org.token('alice')}` });
 
+/** `send`, with the answer's headers. */
+async function sendWithHeaders(body: unknown) {
+  platform.app.stats.reset();
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token('alice')}` },
+    body: JSON.stringify(body),
+  });
+  const headers = Object.fromEntries(response.headers);
+  return { status: response.status, body: await response.json(), upstream: platform.app.stats.count, headers };
+}
+
 describe('batched requests', () => {
   it('answers each operation in order, with its own cost and rate limit, and charges their sum', async () => {
     log.length = 0;
     const before = await send({ query: '{ rateLimit { remaining } }' });
-    const { status, body, upstream } = await send([
+    const { status, body, upstream, headers } = await sendWithHeaders([
       { query: SPACE, variables: { id: spaceIds.Guide } },
       { query: WITH_ORG, variables: { id: spaceIds.Runbooks } },
     ]);
@@ -58,6 +70,9 @@ describe('batched requests', () => {
     const remaining = before.body.data.rateLimit.remaining;
     const after = await send({ query: '{ rateLimit { remaining } }' });
     expect(after.body.data.rateLimit.remaining).toBe(remaining - 3);
+    // The headers say the caller's budget once the whole batch settled.
+    expect(headers['x-ratelimit-remaining']).toBe(String(remaining - 3));
+    expect(headers['x-ratelimit-used']).toBe(String(POINTS - remaining + 3));
     // One log line per operation, named, with the request's id.
     const lines = log.filter((line) => line.operationName?.startsWith('BatchedSpace'));
     expect(lines.map((line) => [line.operationName, line.upstreamRequests, line.status])).toEqual([

@@ -310,7 +310,11 @@ export function useRateLimits(
     onResponse({ response, serverContext }) {
       const parts = partsOf(serverContext);
       // A single answer was reported before it left; one in parts leaves before its first part is reported.
-      const state = parts.reportedBudget ?? parts.reservation?.settled ?? parts.reservation?.state;
+      const state =
+        parts.reportedBudget ??
+        latestOfBatch(parts.batch?.items) ??
+        parts.reservation?.settled ??
+        parts.reservation?.state;
       if (state) setRateLimitHeaders(response.headers, options.points, state);
     },
   };
@@ -331,6 +335,19 @@ export function spentForEvents(context: { rateLimit?: RateLimitStatus | undefine
     secondsUntil(resetAt),
     { limit: 'rateLimitPoints', value: budget.limit - budget.remaining + 1, max: budget.limit },
   );
+}
+
+/**
+ * The caller's budget after a batch: each operation reported its own, all of one caller's budget
+ * (a batch has one caller), so the one that used the most is the last settled.
+ */
+function latestOfBatch(items: readonly object[] | undefined): BudgetState | undefined {
+  let latest: BudgetState | undefined;
+  for (const item of items ?? []) {
+    const state = partsOf(item).reportedBudget;
+    if (state && (!latest || state.used >= latest.used)) latest = state;
+  }
+  return latest;
 }
 
 /** Headers of an answer the rate limits settled, as GitHub names them. */
