@@ -64,8 +64,12 @@ declare module '../request-parts.js' {
 const MAX_NAME = 100;
 /** The type and name of a document's first operation, read off its text (comments before it skipped). */
 const OPERATION_HEAD = /^(?:\s|#[^\n]*\n)*(query|mutation|subscription)\b\s*(\w+)?/;
-/** Paths whose requests are no operation: probes and scrapes, which reports and traces leave out. */
-const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
+/**
+ * Paths whose requests are no operation, which reports and traces leave out: probes and scrapes,
+ * and the requests of GraphQL over SSE's single-connection lane (reserving, reading and closing its
+ * stream, sending to it): each operation it runs is relayed to `/graphql`, and reported there.
+ */
+const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics', '/graphql/stream']);
 
 /** Whether a request to `pathname` can be a GraphQL operation (one to report, log and trace). */
 export function isOperationPath(pathname: string): boolean {
