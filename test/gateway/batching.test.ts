@@ -82,6 +82,40 @@ describe('batched requests', () => {
     expect(lines[0]!.requestId).toBe(lines[1]!.requestId);
   });
 
+  it('explains each operation of an explained batch on its own', async () => {
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token('alice')}`, 'x-explain': '1' },
+      body: JSON.stringify([
+        { query: SPACE, variables: { id: spaceIds.Guide } },
+        { query: WITH_ORG, variables: { id: spaceIds.Runbooks } },
+      ]),
+    });
+    const body = (await response.json()) as any[];
+    expect(body.map((answer) => answer.extensions.explain.requests.length)).toEqual([1, 2]);
+    expect(body[0].extensions.explain.requests[0].path).toBe(`/spaces/${spaceIds.Guide}`);
+  });
+
+  it('logs each operation with the status it would have had alone, even one refused before it ran', async () => {
+    const operations = [
+      { query: SPACE, variables: { id: spaceIds.Guide } },
+      { query: '{ organizations(first: 1000) { nodes { spaces(first: 1000) { nodes { title } } } } }' },
+      { documentId: `sha256:${'0'.repeat(64)}` },
+    ];
+    const alone = [];
+    for (const operation of operations) alone.push((await send(operation)).status);
+    log.length = 0;
+    const { body } = await send(operations);
+    expect(body).toHaveLength(3);
+    const lines = log.filter((line) => line.msg === 'operation');
+    expect(lines.map((line) => line.status)).toEqual(alone);
+    expect(lines.map((line) => [line.operationName, line.errorCodes])).toEqual([
+      ['BatchedSpace', []],
+      [null, ['BAD_USER_INPUT']],
+      [null, body[2].errors.map((error: any) => error.extensions.code)],
+    ]);
+  });
+
   it('answers from the response cache per operation', async () => {
     const variables = { id: spaceIds.Guide };
     await send({ query: SPACE, variables });

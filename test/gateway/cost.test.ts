@@ -124,6 +124,9 @@ describe('extensions.cost', () => {
     expect(earlier.errors).toBeUndefined();
     // And the page `before` names, read again to know its item.
     expect(costOf(earlier)).toMatchObject({ nodes: 3, maxUpstreamRequests: 1 + 1 + 10, upstreamRequests: 3 });
+    // Asked only for its count, it reads one item, as forward: no walk to bound.
+    const counted = await g.gql(`{ organization(id: "acme") { spaces(last: 2) { totalCount } } }`);
+    expect(costOf(counted)).toMatchObject({ maxUpstreamRequests: 2, upstreamRequests: 2 });
   });
 
   it('counts each id of nodes(ids:) as an object and a request, and a link selecting only ids as free', async () => {

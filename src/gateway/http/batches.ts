@@ -1,5 +1,7 @@
+import { BREAK, type DocumentNode, visit } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { GatewayError } from '../errors.js';
+import { perDocument } from '../per-document.js';
 import { isBatchItem, partsOf } from '../request-parts.js';
 
 /** What a batched request's server context knows of its operations. */
@@ -52,16 +54,21 @@ export function useBatches(maxOperations: number): Plugin {
         },
       };
     },
-    onParams({ params, context, setResult }) {
+    onParams({ context }) {
       const parts = partsOf(context);
       const batch = parts.batch;
       if (!batch || parts.batchIndex !== undefined) return;
       parts.batchIndex = batch.items.push(context) - 1;
-      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) {
-        setResult({ errors: [incrementalInBatch()] });
-      }
     },
-    // What the text did not give away (a subscription after a comment): refused once it started, and ended.
+    // Refused from the parsed document, a persisted one's included, before any plugin reserves or reads.
+    onExecute({ args, setResultAndStopExecution }) {
+      if (isBatchItem(args.contextValue as object) && answersInParts(args.document, args.operationName))
+        setResultAndStopExecution({ errors: [incrementalInBatch()] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      if (isBatchItem(args.contextValue as object)) setResultAndStopExecution({ errors: [incrementalInBatch()] });
+    },
+    // Whatever still answers in parts (an executor that streams without the directives): refused, and ended.
     onExecutionResult({ context, result, setResult }) {
       if (!isBatchItem(context) || !isAsyncIterable(result)) return;
       void result[Symbol.asyncIterator]().return?.();
@@ -77,8 +84,20 @@ function incrementalInBatch(): GatewayError {
   );
 }
 
-/** A document that may ask for an answer in parts, or a subscription (a false match only refuses it in a batch). */
-const IN_PARTS = /@defer\b|@stream\b|(?:^|})\s*subscription\b/;
+/** Whether the operation asks for an answer in parts (`@defer`, `@stream`): once per document. */
+const answersInParts = perDocument((document: DocumentNode): boolean => {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value === 'defer' || node.name.value === 'stream') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+});
 
 function batchRefused(reason: string, message: string, size?: number, max?: number): GatewayError {
   const error = new GatewayError(

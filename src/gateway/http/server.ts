@@ -309,11 +309,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
-      // Among the first: the times of `explain` count from its onRequest.
-      explain,
       useClientAddress(trustedProxies),
       // Before any plugin that keeps a record per operation: each operation of a batch is known as one.
       useBatches(limits.maxBatchOperations),
+      // Among the first: the times of `explain` count from its onRequest (after the batch's, which knows its operations).
+      explain,
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       ...(graphiql.enabled && graphiql.demoTokens
         ? [useDemoTabs({ persistedOnly, demoTokens: graphiql.demoTokens })]

@@ -53,11 +53,15 @@ export interface UpstreamCost {
 /** Fields of a node that need nothing but its key: all a `link` may be asked for and stay free. */
 const KEY_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__typename']);
 
+/** The fields of a connection asked only for its size. */
+const COUNT_FIELDS: ReadonlySet<string> = new Set(['totalCount', '__typename']);
+
 /**
  * True when `selectionSet` selects nothing but key fields (`id`, `platformId`, `__typename`
  * unless told), looking through fragments: the cost model then counts a `link` as free, and its
  * resolver answers from the key (see `selectsOnlyKeys`).
  */
+
 export function onlyKeys(
   selectionSet: SelectionSetNode | undefined,
   fragments: Record<string, FragmentDefinitionNode>,
@@ -392,7 +396,9 @@ function visitField(
   // Paged backward, the list is read from its start (at most MAX_BACKWARD_PAGES pages), after a
   // read of the page `before` names.
   const backward = connection && (args.last != null || args.before != null);
-  if (backward && args.last !== 0) requests += MAX_BACKWARD_PAGES - 1 + (args.before ? 1 : 0);
+  // A backward page asked only for its count reads one item, as a forward one does (the kit's count-only rule).
+  const countOnly = onlyKeys(node.selectionSet, walk.fragments, COUNT_FIELDS);
+  if (backward && args.last !== 0 && !countOnly) requests += MAX_BACKWARD_PAGES - 1 + (args.before ? 1 : 0);
   const list = isListType(getNullableType(field.type));
   const sized = list && declared?.items !== undefined;
   const items = list ? (sized ? evaluate(declared.items!, args) : DEFAULT_LIST_ITEMS) : 1;

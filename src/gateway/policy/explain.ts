@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { partsOf } from '../request-parts.js';
+import { isBatchItem, partsOf } from '../request-parts.js';
 import type { UpstreamHook } from '../upstream/hooks.js';
 import { explainCalls, Trace } from '../upstream/trace.js';
 
@@ -22,6 +22,11 @@ export function useExplain(): Plugin & { upstreamHooks: readonly UpstreamHook[] 
     onRequest({ request, serverContext }) {
       // Its times count from here: the plugin runs among the first of the request's hooks.
       if (request.headers.get('x-explain') === '1') partsOf(serverContext).trace = new Trace(performance.now());
+    },
+    // Each operation of an explained batch explains itself: a trace of its own, timed from its start.
+    onParams({ context }) {
+      const parts = partsOf(context);
+      if (parts.trace && isBatchItem(context)) parts.trace = new Trace(performance.now());
     },
   };
 }

@@ -84,6 +84,8 @@ declare module '../request-parts.js' {
     rateLimit?: RateLimitStatus | undefined;
     /** The budget the answer's `extensions.rateLimit` reported last: its `X-RateLimit-*` headers say the same. */
     reportedBudget?: BudgetState | undefined;
+    /** When it was reported, in the order of the gateway's reports: a batch's last one is its caller's budget after it. */
+    reportedAt?: number | undefined;
   }
 }
 
@@ -261,11 +263,13 @@ export function useRateLimits(
       const settled = await settle(reservation);
       const cost = reservation.state.admitted ? spent(reservation.context) : (reservation.chargedWhenRefused ?? 0);
       parts.reportedBudget = settled;
+      parts.reportedAt = reports += 1;
       return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
     const state = await budgets.take(callerOf(serverContext, request).budgetKey, 0, options.points, options.windowMs);
     parts.reportedBudget = state;
+    parts.reportedAt = reports += 1;
     return state && status(options.points, 0, state);
   }
 
@@ -337,17 +341,20 @@ export function spentForEvents(context: { rateLimit?: RateLimitStatus | undefine
   );
 }
 
+/** Reports made so far by this process: the order of `RequestParts.reportedAt`. */
+let reports = 0;
+
 /**
  * The caller's budget after a batch: each operation reported its own, all of one caller's budget
- * (a batch has one caller), so the one that used the most is the last settled.
+ * (a batch has one caller), so the one reported last says what is left once all settled.
  */
 function latestOfBatch(items: readonly object[] | undefined): BudgetState | undefined {
-  let latest: BudgetState | undefined;
+  let latest: { state: BudgetState; at: number } | undefined;
   for (const item of items ?? []) {
-    const state = partsOf(item).reportedBudget;
-    if (state && (!latest || state.used >= latest.used)) latest = state;
+    const { reportedBudget: state, reportedAt: at = 0 } = partsOf(item);
+    if (state && (!latest || at > latest.at)) latest = { state, at };
   }
-  return latest;
+  return latest?.state;
 }
 
 /** Headers of an answer the rate limits settled, as GitHub names them. */

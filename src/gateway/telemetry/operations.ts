@@ -52,6 +52,8 @@ interface Pending extends AnswerEnding {
   fromText?: { type: string | null; name: string | null };
   /** A batched request's: an entry per operation, in the batch's order, each reported on its own line. */
   operations?: Pending[];
+  /** An operation of a batch: the status its answer would have had alone (the batch's is 200). */
+  ownStatus?: number;
 }
 
 declare module '../request-parts.js' {
@@ -95,7 +97,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     if (entry.reported) return;
     entry.reported = true;
     if (entry.operations) {
-      for (const operation of entry.operations) finish(operation, status);
+      for (const operation of entry.operations) finish(operation, operation.ownStatus ?? status);
       return;
     }
     const named = entry.cacheHit && entry.fromText ? entry.fromText : undefined;
@@ -159,15 +161,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       // An operation of a batch: an entry of its own, reported with the request's id and status.
       // Made for every operation of the batch at the first, so that one refused before it got here is reported too.
       if (parts.batchIndex !== undefined && !entry.reported) {
-        const { requestId, startedAt } = entry;
-        entry.operations ??= Array.from({ length: parts.batch?.size ?? 0 }, () => ({
-          requestId,
-          startedAt,
-          operationName: null,
-          operationType: null,
-          errorCodes: [],
-          cacheHit: null,
-        }));
+        entry.operations ??= operationEntries(entry, parts.batch?.size ?? 0);
         entry = entry.operations[parts.batchIndex] ?? entry;
         parts.operationReport = entry;
       }
@@ -201,10 +195,14 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       };
       if (ends.follow(entry, process, each)) return;
       if (!Array.isArray(result)) return noteAnswer(entry, result as ExecutionResult);
-      // A batch's answers, each its operation's (an operation refused before it had an entry is left out).
+      // A batch's answers, each its operation's; entries made here when every operation was refused before this
+      // plugin saw it (an unknown persisted id).
+      entry.operations ??= operationEntries(entry, result.length);
       (result as ExecutionResult[]).forEach((one, index) => {
         const operation = entry.operations?.[index];
-        if (operation) noteAnswer(operation, one);
+        if (!operation) return;
+        noteAnswer(operation, one);
+        operation.ownStatus = statusOf(one);
       });
     },
     onResponse({ response, serverContext }) {
@@ -212,6 +210,28 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       if (entry) ends.responded(entry, response.status);
     },
   };
+}
+
+/** An entry per operation of a batch of `size`, with the request's id and start. */
+function operationEntries(entry: Pending, size: number): Pending[] {
+  const { requestId, startedAt } = entry;
+  return Array.from({ length: size }, () => ({
+    requestId,
+    startedAt,
+    operationName: null,
+    operationType: null,
+    errorCodes: [],
+    cacheHit: null,
+  }));
+}
+
+/** The status an answer would have had alone: its first error's HTTP status (429 for a spent budget), else 200. */
+function statusOf(result: ExecutionResult): number {
+  for (const error of result.errors ?? []) {
+    const status = (error.extensions?.http as { status?: unknown } | undefined)?.status;
+    if (typeof status === 'number') return status;
+  }
+  return 200;
 }
 
 /** What an answer tells its entry: the codes of its errors, whether the response cache gave it. */
