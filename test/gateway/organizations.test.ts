@@ -83,7 +83,10 @@ describe('organizations', () => {
     expect(cursor.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['after'] } });
     const backCursor = await g.gql(`{ organizations(before: "not-a-cursor") { edges { cursor } } }`);
     expect(backCursor.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['before'] } });
-    expect(result.upstream + big.upstream + cursor.upstream + backCursor.upstream).toBe(0);
+    // Asked only for its count, a backward page still has its cursor checked.
+    const countedBack = await g.gql(`{ organizations(before: "not-a-cursor") { totalCount } }`);
+    expect(countedBack.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['before'] } });
+    expect(result.upstream + big.upstream + cursor.upstream + backCursor.upstream + countedBack.upstream).toBe(0);
   });
 
   it('answers a lookup with the platform id or the global ID, and null + NOT_FOUND for a missing one', async () => {

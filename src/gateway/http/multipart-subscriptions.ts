@@ -41,7 +41,11 @@ function multipartResponse(answers: AsyncIterable<unknown>, fetchAPI: FetchAPI, 
   const body = new fetchAPI.ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`\r\n--${BOUNDARY}`));
-      heartbeat = setInterval(() => controller.enqueue(part('{}')), heartbeatMs);
+      // Not into a full queue: a heartbeat is for a quiet stream, not a reader that stopped (the queue is the
+      // stream's, which the server's socket drains, so a client that reads nothing holds at most that much).
+      heartbeat = setInterval(() => {
+        if ((controller.desiredSize ?? 0) > 0) controller.enqueue(part('{}'));
+      }, heartbeatMs);
       heartbeat.unref?.();
     },
     async pull(controller) {

@@ -312,7 +312,9 @@ export class CountOnlyConnectionsPlugin<Types extends SchemaTypes> extends BaseP
       // Out-of-range sizes and both directions at once stay, so that the connection reports them.
       if ((backward && forward) || !inPageRange(args.first) || !inPageRange(args.last))
         return resolver(parent, args, ctx, info);
-      // Counted the same way whichever way it was paged: a backward page makes way for `first: 0`.
+      // Counted the same way whichever way it was paged: a backward page makes way for `first: 0`, its
+      // cursor checked all the same (a forward one's `after` stays, and is checked where it is read).
+      if (args.before != null) decodeCursor(args.before, 'before');
       return resolver(
         parent,
         backward ? { ...args, first: 0, last: null, before: null } : { ...args, first: 0 },
