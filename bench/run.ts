@@ -132,6 +132,16 @@ async function start(delayMs: number): Promise<Running> {
   };
 }
 
+/** A GraphQL POST of `body` (JSON text) to `url` as the holder of `token`: its status and its answer, read whole. */
+async function postAs<A = any>(url: string, token: string, body: string): Promise<{ status: number; answer: A }> {
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+  });
+  return { status: response.statusCode, answer: (await response.body.json()) as A };
+}
+
 async function graphql(run: Running, query: string, variables: Record<string, unknown> = {}) {
   const response = await request(run.graphqlUrl, {
     method: 'POST',
@@ -985,17 +995,12 @@ async function floor(): Promise<void> {
       const body = server.hits
         ? hitBody
         : JSON.stringify({ documentId: readId, variables: { id: seed.id, read: sequence } });
-      const response = await request(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body,
-      });
-      const answer = (await response.body.json()) as {
+      const { status, answer } = await postAs<{
         data?: unknown;
         errors?: unknown;
         extensions?: { cost?: { upstreamRequests: number }; responseCache?: { hit?: boolean } };
-      };
-      assert.equal(response.statusCode, 200, JSON.stringify(answer));
+      }>(server.url, token, body);
+      assert.equal(status, 200, JSON.stringify(answer));
       // The same data from all, with no error; the gateway adds its cost, where one upstream request is due.
       assert.equal(answer.errors, undefined);
       assert.deepEqual(answer.data, expected);
@@ -1013,13 +1018,7 @@ async function floor(): Promise<void> {
     for (const server of [...servers].reverse()) {
       // The first read of the cached gateway goes upstream; the rest are hits.
       if (server.hits) {
-        const once = await request(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: hitBody,
-        });
-        assert.equal(once.statusCode, 200);
-        await once.body.dump();
+        assert.equal((await postAs(server.url, token, hitBody)).status, 200);
       }
       await load(scaled(10_000, 20), 16, read(server));
     }
@@ -1063,17 +1062,12 @@ async function floor(): Promise<void> {
     let dashboardUpstream = 0;
     const dashboard = async () => {
       sequence += 1;
-      const response = await request(gateway.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ documentId: dashboardId, variables: { read: sequence } }),
-      });
-      const answer = (await response.body.json()) as {
+      const { status, answer } = await postAs<{
         data?: any;
         errors?: unknown;
         extensions?: { cost?: { upstreamRequests: number } };
-      };
-      assert.equal(response.statusCode, 200);
+      }>(gateway.url, token, JSON.stringify({ documentId: dashboardId, variables: { read: sequence } }));
+      assert.equal(status, 200);
       assert.equal(answer.errors, undefined);
       assert.equal(answer.data.organizations.nodes.length, 2);
       assert.ok(answer.data.organizations.nodes[0].spaces.nodes.length >= 15);
@@ -1242,12 +1236,11 @@ async function floorParts(): Promise<void> {
     let sequence = 0;
     const read = (url: string) => async () => {
       sequence += 1;
-      const response = await request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ documentId: readId, variables: { id: seed.id, read: sequence } }),
-      });
-      const answer = (await response.body.json()) as { data?: { space?: { platformId: string } } };
+      const { answer } = await postAs<{ data?: { space?: { platformId: string } } }>(
+        url,
+        token,
+        JSON.stringify({ documentId: readId, variables: { id: seed.id, read: sequence } }),
+      );
       assert.equal(answer.data?.space?.platformId, seed.id);
     };
     for (const gateway of gateways) await load(scaled(10_000, 20), 16, read(gateway.url));
@@ -2287,17 +2280,12 @@ async function dedupe(): Promise<void> {
     return counterTotal(await page.body.text(), 'graphql_gateway_upstream_requests_total');
   };
   const dashboard = async (url: string) => {
-    const response = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body,
-    });
-    const answer = (await response.body.json()) as {
+    const { status, answer } = await postAs<{
       data?: unknown;
       errors?: unknown;
       extensions?: { cost?: { upstreamRequests: number } };
-    };
-    assert.equal(response.statusCode, 200);
+    }>(url, token, body);
+    assert.equal(status, 200);
     assert.equal(answer.errors, undefined, `errors: ${JSON.stringify(answer.errors)}`);
     return answer;
   };

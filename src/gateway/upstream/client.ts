@@ -242,13 +242,7 @@ export class RestClient {
       span: request.span,
       explained: request.explained,
       signal: request.signal,
-      deadline: Number.POSITIVE_INFINITY,
-      timeoutMs: undefined,
-      tries: 0,
-      startedAt: undefined,
-      endedAt: undefined,
-      status: undefined,
-      connection: undefined,
+      ...notStarted(),
     });
     const { status, text } = answer;
     if (status >= 400) {
@@ -402,13 +396,7 @@ export class RestClient {
         span: undefined,
         explained: undefined,
         signal: undefined,
-        deadline: Number.POSITIVE_INFINITY,
-        timeoutMs: undefined,
-        tries: 0,
-        startedAt: undefined,
-        endedAt: undefined,
-        status: undefined,
-        connection: undefined,
+        ...notStarted(),
       });
     } catch (error) {
       if (error instanceof ResponseTooLargeError) {
@@ -587,6 +575,22 @@ type TryOutcome =
   | { status: number; headers: Record<string, string | string[] | undefined>; text: string; bytes: number }
   | { status: number; tooLarge: number }
   | { error: unknown; timedOut: boolean };
+
+/** What a call's hooks and tries fill in, as it is before any ran: no deadline, no try, no answer. */
+function notStarted(): Pick<
+  UpstreamCall,
+  'deadline' | 'timeoutMs' | 'tries' | 'startedAt' | 'endedAt' | 'status' | 'connection'
+> {
+  return {
+    deadline: Number.POSITIVE_INFINITY,
+    timeoutMs: undefined,
+    tries: 0,
+    startedAt: undefined,
+    endedAt: undefined,
+    status: undefined,
+    connection: undefined,
+  };
+}
 
 const ignore = () => {};
 
