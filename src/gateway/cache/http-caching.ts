@@ -1,8 +1,8 @@
-import { getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { partsOf } from '../request-parts.js';
 import { ENTRY_VERSION_HEADER, entryTag } from './response-cache.js';
 import { callerOf } from '../state/caller.js';
+import { operationOf } from '../telemetry/operations.js';
 
 /** How an answer may be kept by the browser and by shared caches (see `useHttpCaching`). */
 interface HttpCaching {
@@ -31,6 +31,10 @@ export interface HttpCachingOptions {
 const NO_STORE = 'private, no-store';
 /** What only the caller's browser may keep, and must revalidate (`If-None-Match`) before each use. */
 const REVALIDATED = 'private, no-cache';
+/** The cachings every request of a kind shares: made once, not per answer. */
+const NOT_KEPT: HttpCaching = { cacheControl: NO_STORE, validated: false };
+const PRIVATE: HttpCaching = { cacheControl: 'private', validated: false };
+const PRIVATE_VALIDATED: HttpCaching = { cacheControl: REVALIDATED, validated: true };
 
 /**
  * `Cache-Control` and the response cache's `ETag` on GraphQL answers, where keeping them is safe.
@@ -50,24 +54,24 @@ export function useHttpCaching(options: HttpCachingOptions): Plugin {
   const ttlS = options.responseCacheTtlMs === undefined ? undefined : Math.floor(options.responseCacheTtlMs / 1000);
   return {
     onExecute({ args }) {
-      if (args.contextValue && getOperationAST(args.document, args.operationName)?.operation === 'mutation') {
+      if (args.contextValue && operationOf(args.document, args.operationName).type === 'mutation') {
         partsOf(args.contextValue).mutation = true;
       }
     },
     onResultProcess({ request, result, serverContext }) {
       const parts = partsOf(serverContext);
       if (Array.isArray(result) || isAsyncIterable(result) || result.errors?.length || parts.mutation) {
-        parts.httpCaching = { cacheControl: NO_STORE, validated: false };
+        parts.httpCaching = NOT_KEPT;
         return;
       }
       const kept = result.extensions?.responseCache as { hit?: boolean; didCache?: boolean; ttl?: number } | undefined;
       if (request.method !== 'GET' || !(kept?.hit || kept?.didCache)) {
-        parts.httpCaching = { cacheControl: 'private', validated: false };
+        parts.httpCaching = PRIVATE;
         return;
       }
       const anonymous = callerOf(serverContext, request).key === 'anonymous';
       if (!anonymous || ttlS === undefined) {
-        parts.httpCaching = { cacheControl: REVALIDATED, validated: true };
+        parts.httpCaching = PRIVATE_VALIDATED;
         return;
       }
       const headers = (result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;

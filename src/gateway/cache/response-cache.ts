@@ -196,28 +196,33 @@ const ENTRY_TAG = /"([0-9a-f]{64})\.([\w-]+)"/g;
  * would answer 304 to a client holding an older answer kept under the same key, is off (`conditional`).
  */
 function revalidate(cache: ResponseCacheStore): Plugin {
+  /** The 304 for the first of `tags` whose entry the cache holds in that version, if any. */
+  async function notModified(tags: string, fetchAPI: { Response: typeof Response }): Promise<Response | undefined> {
+    // A client sends back the one tag it holds for the URL; a few are looked at, never a list's worth.
+    for (const [, key, version] of [...tags.matchAll(ENTRY_TAG)].slice(0, 4)) {
+      const entry = (await cache.get(key!)) as
+        | { extensions?: { http?: { headers?: Record<string, string> } } }
+        | undefined;
+      const headers = entry?.extensions?.http?.headers;
+      if (!headers || headers[ENTRY_VERSION_HEADER] !== version) continue;
+      const lastModified = headers['Last-Modified'];
+      return new fetchAPI.Response(null, {
+        status: 304,
+        headers: { etag: entryTag(key!, version!), ...(lastModified ? { 'last-modified': lastModified } : {}) },
+      });
+    }
+    return undefined;
+  }
   return {
-    async onRequest({ request, serverContext, endResponse, fetchAPI }) {
+    // Not async: a request without `If-None-Match` (nearly all) goes on without a promise to wait for.
+    onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const tags = request.headers.get('if-none-match');
-      if (!tags) return;
+      if (!tags) return undefined;
       partsOf(serverContext).conditional = true;
-      if (request.method !== 'GET' || request.headers.get('x-explain') === '1') return;
-      // A client sends back the one tag it holds for the URL; a few are looked at, never a list's worth.
-      for (const [, key, version] of [...tags.matchAll(ENTRY_TAG)].slice(0, 4)) {
-        const entry = (await cache.get(key!)) as
-          | { extensions?: { http?: { headers?: Record<string, string> } } }
-          | undefined;
-        const headers = entry?.extensions?.http?.headers;
-        if (!headers || headers[ENTRY_VERSION_HEADER] !== version) continue;
-        const lastModified = headers['Last-Modified'];
-        endResponse(
-          new fetchAPI.Response(null, {
-            status: 304,
-            headers: { etag: entryTag(key!, version!), ...(lastModified ? { 'last-modified': lastModified } : {}) },
-          }),
-        );
-        return;
-      }
+      if (request.method !== 'GET' || request.headers.get('x-explain') === '1') return undefined;
+      return notModified(tags, fetchAPI).then((response) => {
+        if (response) endResponse(response);
+      });
     },
   };
 }

@@ -24,43 +24,54 @@ const MAX_PAGES = 8;
 export function useCompressedPages(): Plugin {
   const pages = new Map<string, Promise<Buffer>>();
   return {
-    async onResponse({ request, response, setResponse, fetchAPI }) {
-      if (request.method !== 'GET' || response.status !== 200) return;
-      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+    // Not async: an answer that is no page (nearly all) goes on without a promise to wait for.
+    onResponse({ request, response, setResponse, fetchAPI }) {
+      if (request.method !== 'GET' || response.status !== 200) return undefined;
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return undefined;
       const encoding = acceptedEncoding(request.headers.get('accept-encoding'));
-      if (!encoding) return;
-      // A page with an entity tag (GraphiQL's: a hash of its bytes) is known by it: once compressed,
-      // it is neither read nor hashed again.
-      const tag = response.headers.get('etag');
-      let key = tag === null ? '' : `${encoding}:${tag}`;
-      let compressing = key ? pages.get(key) : undefined;
-      let bytes: Buffer | undefined;
-      if (!compressing) {
-        bytes = Buffer.from(await response.arrayBuffer());
-        key ||= `${encoding}:${createHash('sha256').update(bytes).digest('base64url')}`;
-        compressing = pages.get(key);
-        if (!compressing) {
-          if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
-          compressing = compressWith[encoding](bytes);
-          pages.set(key, compressing);
-        }
-      }
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.append('vary', 'accept-encoding');
-      let body: Buffer;
-      try {
-        body = await compressing;
-        headers.set('content-encoding', encoding);
-        if (!bytes) await response.body?.cancel();
-      } catch {
-        // Served as it is; the next request tries again rather than meeting the same failure.
-        if (pages.get(key) === compressing) pages.delete(key);
-        body = bytes ?? Buffer.from(await response.arrayBuffer());
-      }
-      headers.set('content-length', String(body.length));
-      setResponse(new fetchAPI.Response(new Uint8Array(body), { status: 200, headers }));
+      if (!encoding) return undefined;
+      return compressed(response, encoding, setResponse, fetchAPI);
     },
   };
+
+  /** The page of `response`, compressed with `encoding` once and kept. */
+  async function compressed(
+    response: Response,
+    encoding: Encoding,
+    setResponse: (response: Response) => void,
+    fetchAPI: { Response: typeof Response; Headers: typeof Headers },
+  ): Promise<void> {
+    // A page with an entity tag (GraphiQL's: a hash of its bytes) is known by it: once compressed,
+    // it is neither read nor hashed again.
+    const tag = response.headers.get('etag');
+    let key = tag === null ? '' : `${encoding}:${tag}`;
+    let compressing = key ? pages.get(key) : undefined;
+    let bytes: Buffer | undefined;
+    if (!compressing) {
+      bytes = Buffer.from(await response.arrayBuffer());
+      key ||= `${encoding}:${createHash('sha256').update(bytes).digest('base64url')}`;
+      compressing = pages.get(key);
+      if (!compressing) {
+        if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
+        compressing = compressWith[encoding](bytes);
+        pages.set(key, compressing);
+      }
+    }
+    const headers = new fetchAPI.Headers(response.headers);
+    headers.append('vary', 'accept-encoding');
+    let body: Buffer;
+    try {
+      body = await compressing;
+      headers.set('content-encoding', encoding);
+      if (!bytes) await response.body?.cancel();
+    } catch {
+      // Served as it is; the next request tries again rather than meeting the same failure.
+      if (pages.get(key) === compressing) pages.delete(key);
+      body = bytes ?? Buffer.from(await response.arrayBuffer());
+    }
+    headers.set('content-length', String(body.length));
+    setResponse(new fetchAPI.Response(new Uint8Array(body), { status: 200, headers }));
+  }
 }
 
 /** The best encoding of ours an `Accept-Encoding` header allows (a `q=0` refuses one). */

@@ -240,46 +240,57 @@ export function useEventStreams(
     endStreams() {
       for (const end of connected) end();
     },
-    async onRequest({ url, request, endResponse, fetchAPI, serverContext }) {
-      if (url.pathname !== path) return;
-      const caller = callerOf(serverContext, request);
-      // graphql-sse reads the whole body of a POST (its operation) before anything else.
-      let incoming = request;
-      if (request.method === 'POST' && request.body) {
-        const read = await bounded(request, fetchAPI.Request);
-        if (read instanceof Response) return endResponse(read);
-        incoming = read;
-      }
-      (incoming as HandedRequest).caller = caller;
-      // A request for an event stream (graphql-sse reads this exact header) holds a connection open.
-      let release: (() => void) | undefined;
-      if (request.headers.get('accept') === 'text/event-stream') {
-        const slot = connections.open(caller.address);
-        if (typeof slot !== 'function')
-          return endResponse(new fetchAPI.Response(slot.body, { status: slot.status, headers: slot.headers }));
-        release = slot;
-      }
-      let response: Response;
-      try {
-        response = await handler(incoming);
-      } catch (error) {
-        release?.();
-        throw error;
-      }
-      if (isEventStream(response))
-        response = endable(response, tokenOf(request), release ?? (() => {}), fetchAPI.Response);
-      else release?.();
-      if (request.method === 'PUT' && response.status === 201) {
-        const token = await response.clone().text();
-        const timer = setTimeout(() => void drop(token), reservationMs);
-        timer.unref();
-        reservations.set(token, { caller: caller.budgetKey, timer });
-        owners.set(token, caller.key);
-        operations.set(token, { running: 0 });
-      }
-      endResponse(response);
+    // Not async: a request to another path (nearly all) goes on without a promise to wait for.
+    onRequest(payload) {
+      return payload.url.pathname === path ? serveStream(payload) : undefined;
     },
   };
+
+  /** A request of the single-connection lane: reserving, reading or closing a stream, or sending to one. */
+  async function serveStream({
+    url,
+    request,
+    endResponse,
+    fetchAPI,
+    serverContext,
+  }: Parameters<NonNullable<Plugin['onRequest']>>[0]): Promise<void> {
+    const caller = callerOf(serverContext, request);
+    // graphql-sse reads the whole body of a POST (its operation) before anything else.
+    let incoming = request;
+    if (request.method === 'POST' && request.body) {
+      const read = await bounded(request, fetchAPI.Request);
+      if (read instanceof Response) return endResponse(read);
+      incoming = read;
+    }
+    (incoming as HandedRequest).caller = caller;
+    // A request for an event stream (graphql-sse reads this exact header) holds a connection open.
+    let release: (() => void) | undefined;
+    if (request.headers.get('accept') === 'text/event-stream') {
+      const slot = connections.open(caller.address);
+      if (typeof slot !== 'function')
+        return endResponse(new fetchAPI.Response(slot.body, { status: slot.status, headers: slot.headers }));
+      release = slot;
+    }
+    let response: Response;
+    try {
+      response = await handler(incoming);
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+    if (isEventStream(response))
+      response = endable(response, tokenOf(request), release ?? (() => {}), fetchAPI.Response);
+    else release?.();
+    if (request.method === 'PUT' && response.status === 201) {
+      const token = await response.clone().text();
+      const timer = setTimeout(() => void drop(token), reservationMs);
+      timer.unref();
+      reservations.set(token, { caller: caller.budgetKey, timer });
+      owners.set(token, caller.key);
+      operations.set(token, { running: 0 });
+    }
+    endResponse(response);
+  }
 }
 
 /**

@@ -303,13 +303,15 @@ export function useRateLimits(
     },
     // An answer no operation made (a request refused before its parameters were read, a persisted
     // id not found): the caller's budget as it stands.
-    async onResultProcess({ request, result, setResult, serverContext }) {
-      if (isAsyncIterable(result)) return;
+    // Not async: an answer an operation made (nearly all) was reported, and goes on without a promise.
+    onResultProcess({ request, result, setResult, serverContext }) {
+      if (isAsyncIterable(result)) return undefined;
       const answers = Array.isArray(result) ? result : [result];
-      if (answers.every(hasReport)) return;
-      const looked = await report(request, serverContext, true);
-      const reported = answers.map((one) => (hasReport(one) ? one : withReport(one, looked)));
-      setResult(Array.isArray(result) ? reported : reported[0]!);
+      if (answers.every(hasReport)) return undefined;
+      return report(request, serverContext, true).then((looked) => {
+        const reported = answers.map((one) => (hasReport(one) ? one : withReport(one, looked)));
+        setResult(Array.isArray(result) ? reported : reported[0]!);
+      });
     },
     onResponse({ response, serverContext }) {
       const parts = partsOf(serverContext);
