@@ -248,7 +248,6 @@ export function useEventStreams(
 
   /** A request of the single-connection lane: reserving, reading or closing a stream, or sending to one. */
   async function serveStream({
-    url,
     request,
     endResponse,
     fetchAPI,
