@@ -340,8 +340,11 @@ const NODES_OF_PARAMS: ReadonlyArray<{
  * upstream module sends its writes through their records; one sent without names none).
  */
 export function entitiesOfWrite(write: Write): Array<{ typename: string; id: string }> {
-  const params = write.params;
-  if (!write.operation || !params) return [];
+  return write.operation && write.params ? entitiesOfParams(write.params) : [];
+}
+
+/** The nodes path parameters name (`{ spaceId }`: the space), as the cache records them. */
+export function entitiesOfParams(params: Readonly<Record<string, string>>): Array<{ typename: string; id: string }> {
   return NODES_OF_PARAMS.flatMap(({ typename, key }) => {
     const value = key(params);
     return value === undefined ? [] : [{ typename, id: encodeGlobalID(typename, value) }];

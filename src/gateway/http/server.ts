@@ -13,6 +13,7 @@ import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
 import { useWakeOnWrite } from '../live/wake-on-write.js';
+import { usePlatformEvents } from '../live/platform-events.js';
 import { useBatches } from './batches.js';
 import { useMultipartSubscriptions } from './multipart-subscriptions.js';
 import { useClientAddress } from './client-address.js';
@@ -49,7 +50,12 @@ import { useHttpCaching } from '../cache/http-caching.js';
 import type { KeyValueStore, SharedState } from '../state/store.js';
 import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
-import { type ResponseCacheOptions, responseCacheBounds, useGatewayResponseCache } from '../cache/response-cache.js';
+import {
+  type ResponseCacheOptions,
+  entitiesOfParams,
+  responseCacheBounds,
+  useGatewayResponseCache,
+} from '../cache/response-cache.js';
 import { redisState } from '../state/redis.js';
 import { useRateLimits, type RateLimitOptions } from '../policy/rate-limit.js';
 import { LiveHub } from '../live/hub.js';
@@ -194,6 +200,11 @@ export interface Gateway {
   breaker: CircuitBreaker;
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
+  /**
+   * The signing secrets of the platform's installations whose events `POST /platform-events` takes,
+   * by installation id: empty until a registration (`registerForEvents`) fills it.
+   */
+  eventSecrets: Map<string, string>;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
   /** Its converter of documents to markdown and text (worker threads, cache, counts). */
@@ -271,6 +282,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: persisted.store ?? state.store('apq:', { maxBytes: persisted.maxBytes ?? DEFAULT_PERSISTED_QUERIES_BYTES }),
     ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
   });
+  const responseCache = options.responseCache
+    ? state.responseCache('response-cache:', responseCacheBounds(options.responseCache))
+    : undefined;
+  const eventSecrets = new Map<string, string>();
   const graphiqlPages = new GraphiQLPages(async (pageOptions) => {
     const page = (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(pageOptions);
     return graphiql.demoTokens ? withDemoTabs(page, pageOptions) : page;
@@ -310,6 +325,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [
       useRequestId(),
       useClientAddress(trustedProxies),
+      // The platform's signed events: a route of its own, answered before anything reads an operation.
+      usePlatformEvents({
+        secrets: eventSecrets,
+        live,
+        ...(responseCache
+          ? {
+              forgetSpaces: (spaceIds: string[]) =>
+                responseCache.invalidate(spaceIds.flatMap((spaceId) => entitiesOfParams({ spaceId }))),
+            }
+          : {}),
+        claims: state.claims('platform-event:', { maxBytes: PLATFORM_EVENT_CLAIMS_BYTES }),
+        maxBytes: limits.maxRequestBytes,
+        onDelivery: metrics.platformEvent,
+      }),
       // Before any plugin that keeps a record per operation: each operation of a batch is known as one.
       useBatches(limits.maxBatchOperations),
       // Among the first: the times of `explain` count from its onRequest (after the batch's, which knows its operations).
@@ -328,12 +357,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       useInputLimits(limits),
       // Operations that only introspect run in the conversion pool's threads (also wrapped by the cache).
       useIntrospectionInWorkers(converter.pool),
-      ...(options.responseCache
-        ? useGatewayResponseCache({
-            ...options.responseCache,
-            cache: state.responseCache('response-cache:', responseCacheBounds(options.responseCache)),
-          })
-        : []),
+      ...(options.responseCache ? useGatewayResponseCache({ ...options.responseCache, cache: responseCache }) : []),
       // Subscriptions following what a mutation wrote hear of it at once.
       useWakeOnWrite(live),
       // Cache-Control on every GraphQL answer; the cache's ETag on the GET answers it holds.
@@ -382,6 +406,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     breaker: resilience.breaker,
     live,
+    eventSecrets,
     metrics,
     converter,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),
@@ -401,6 +426,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/** Bytes of the platform's deliveries remembered against replays (some 20,000 signatures and event ids). */
+const PLATFORM_EVENT_CLAIMS_BYTES = 4 * 1024 * 1024;
 
 /** A plugin that also acts around the upstream fetch (see `upstream/hooks.ts`). */
 export interface UpstreamHooked {

@@ -4,6 +4,7 @@ import {
   type BudgetState,
   type Budgets,
   type Channels,
+  type Claims,
   ENTRY_OVERHEAD_BYTES,
   type KeyValueStore,
   type Leases,
@@ -26,6 +27,7 @@ export function memoryState(options: MemoryStateOptions = {}): SharedState {
   return {
     store: (_prefix, bounds) => memoryStore(bounds ?? { maxEntries: options.maxEntries ?? 1000 }),
     responseCache: (_prefix, bounds) => memoryResponseCache(bounds),
+    claims: (_prefix, bounds) => memoryClaims(bounds),
     budgets: memoryBudgets(options.maxBudgets ?? 100_000),
     leases: LOCAL_LEASES,
     channels: localChannels(emitter),
@@ -149,6 +151,22 @@ export function memoryStore(bounds: MemoryStoreBounds): MemoryStore {
     async set(key, value, ttlMs) {
       const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs;
       entries.set(key, { value, expiresAt }, Buffer.byteLength(key) + Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES);
+    },
+  };
+}
+
+/**
+ * Claims in this process's memory, bounded: past `maxBytes`, the claims made least recently go
+ * first (each weighs its key and `ENTRY_OVERHEAD_BYTES`).
+ */
+export function memoryClaims(bounds: StoreBounds): Claims {
+  const ends = new RecentBytes<string, number>(bounds.maxBytes);
+  return {
+    async claim(key, ttlMs) {
+      const now = Date.now();
+      if ((ends.get(key) ?? 0) > now) return false;
+      ends.set(key, now + ttlMs, Buffer.byteLength(key) + ENTRY_OVERHEAD_BYTES);
+      return true;
     },
   };
 }

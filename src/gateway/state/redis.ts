@@ -10,9 +10,10 @@ import {
   type SharedState,
   type StoreBounds,
 } from './store.js';
+import { memoryClaims } from './memory.js';
 
 /** Commands to Redis, by kind, as failures are counted (`graphql_gateway_shared_state_errors_total`). */
-export type StateOperation = 'get' | 'set' | 'invalidate' | 'budget' | 'lease' | 'publish';
+export type StateOperation = 'get' | 'set' | 'invalidate' | 'budget' | 'lease' | 'publish' | 'claim';
 
 /** Options of `redisState`. */
 export interface RedisOptions {
@@ -322,6 +323,19 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
       const cache = redisResponseCache(redis, prefix, bounds, failed, options.maxOwedInvalidations ?? 10_000);
       caches.push(cache);
       return cache;
+    },
+    claims: (prefix, bounds) => {
+      // Answers while Redis is away: a claim then holds on this replica alone.
+      const local = memoryClaims(bounds);
+      return {
+        claim: async (key, ttlMs) => {
+          if (!(await local.claim(key, ttlMs))) return false;
+          const shared = await redis
+            .set(prefix + key, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')
+            .then((answer) => answer === 'OK', failed('claim'));
+          return shared ?? true;
+        },
+      };
     },
     budgets: {
       take: (key, points, limit, windowMs) =>

@@ -15,6 +15,11 @@ export interface SharedState {
   store(prefix: string, bounds?: StoreBounds): KeyValueStore;
   /** The response cache's entries and their entities, within `bounds`. */
   responseCache(prefix: string, bounds: StoreBounds): ResponseCacheStore;
+  /**
+   * Keys that may each be claimed once while they last (the platform's event deliveries already
+   * taken): within `bounds` in memory, by their times in Redis.
+   */
+  claims(prefix: string, bounds: StoreBounds): Claims;
   /** Budgets of points per caller and window (cost-based rate limits). */
   readonly budgets: Budgets;
   /** Leases that elect one holder among replicas (one poller per followed resource). */
@@ -52,6 +57,15 @@ export interface KeyValueStore {
   get(key: string): Promise<string | undefined>;
   /** Keeps `value` under `key`, for `ttlMs` when given. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
+}
+
+/** Keys claimed once (see `SharedState.claims`). */
+export interface Claims {
+  /**
+   * Claims `key` for `ttlMs`, atomically among replicas: true the first time, false while an earlier
+   * claim of it lasts. While Redis cannot be reached, this process's own claims answer.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
 }
 
 /** A caller's budget in its current window, after a take or a settlement. */

@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   sharedStateFailed(operation: string): void;
   /** Reports whether the shared state answers, as `graphql_gateway_shared_state_up`. */
   watchSharedState(connected: () => boolean): void;
+  /** Counts a delivery of the platform's events to `POST /platform-events`, by type and outcome. */
+  platformEvent(type: string, outcome: string): void;
   /** Counts each request sent to the platform, with its duration and retries (inside the sharing of reads in flight). */
   upstreamHook: UpstreamHook;
   /** Counts requests in flight and, unless `exposed` is false, answers `GET` and `HEAD /metrics`. */
@@ -114,6 +116,13 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
     registers,
   });
 
+  const platformEvents = new Counter({
+    name: 'graphql_gateway_platform_events_total',
+    help: "Deliveries of the platform's events, by type (those the gateway acts on; `other`) and outcome (accepted, ignored, unsigned, unknown_installation, expired, bad_signature, replayed, too_large, malformed).",
+    labelNames: ['type', 'outcome'] as const,
+    registers,
+  });
+
   const names = new Set<string>();
   function nameLabel(report: OperationReport): string {
     const name = report.operationName;
@@ -144,6 +153,7 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
     registry,
     upstreamHook,
     sharedStateFailed: (operation) => sharedStateErrors.inc({ operation }),
+    platformEvent: (type, outcome) => platformEvents.inc({ type, outcome }),
     watchSharedState(connected) {
       new Gauge({
         name: 'graphql_gateway_shared_state_up',

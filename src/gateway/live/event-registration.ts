@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { GatewayError } from '../errors.js';
+import type { RestClient } from '../upstream/client.js';
+import * as op from '../upstream/contract/operations.js';
+import { answerOf, pathOf, type AnswerOf, type BodyOf, type Operation, type ParamsOf } from '../upstream/record.js';
+
+/** Options of `registerForEvents`. */
+export interface EventRegistrationOptions {
+  client: RestClient;
+  /** A token of an admin of the organizations whose events the gateway takes (`UPSTREAM_EVENTS_TOKEN`). */
+  token: string;
+  /** Where the platform reaches the gateway's receiver (`UPSTREAM_EVENTS_URL`, ending in `/platform-events`). */
+  receiverUrl: string;
+  /** The integration's name (`UPSTREAM_EVENTS_INTEGRATION`). @default graphql-gateway */
+  integration?: string;
+}
+
+/** What a registration came to. */
+export interface Registration {
+  /** The signing secret of each installation, by installation id: what the receiver verifies deliveries with. */
+  secrets: Map<string, string>;
+  /** The organizations whose spaces' events the gateway takes now. */
+  organizations: string[];
+  /** The organizations the token could not install it on, with the platform's reason. */
+  skipped: Array<{ organization: string; reason: string }>;
+}
+
+/** The integration's name unless configured. */
+export const DEFAULT_EVENTS_INTEGRATION = 'graphql-gateway';
+
+/** Most organizations one registration covers (pages of 100). */
+const MAX_ORGANIZATIONS = 1000;
+
+const owned = z.looseObject({ owner: z.looseObject({ id: z.string() }) });
+
+/**
+ * Makes the platform deliver its events to the gateway, through its REST API alone (so any
+ * implementation of it will do): publishes the integration `integration` with the receiver as its
+ * `endpoint` (owned by the organization that already owns it, else the first one the token may
+ * publish in), installs it on every organization of the token's user that the token administers,
+ * with `space_selection: all` (every space, those made later too), and reads each installation's
+ * signing secret. Publishing again at each start keeps the endpoint current (a new version of the
+ * same definition). Idempotent: an installation that exists is kept.
+ */
+export async function registerForEvents(options: EventRegistrationOptions): Promise<Registration> {
+  const name = options.integration ?? DEFAULT_EVENTS_INTEGRATION;
+  const call = caller(options.client, `Bearer ${options.token}`);
+  const organizations = await allOrganizations(call);
+  await publish(call, name, organizations, options.receiverUrl);
+  const installed = new Map<string, string>();
+  for (const installation of await listAll(call, op.listIntegrationInstallations, { integrationName: name }))
+    installed.set(installation.target.organization, installation.id);
+  const registration: Registration = { secrets: new Map(), organizations: [], skipped: [] };
+  for (const organization of organizations) {
+    try {
+      const id =
+        installed.get(organization) ??
+        (await call(op.installIntegration, { integrationName: name }, { organization })).id;
+      await call(
+        op.updateIntegrationInstallation,
+        { integrationName: name, installationId: id },
+        {
+          space_selection: 'all',
+        },
+      );
+      const { secret } = await call(op.getIntegrationInstallationSigningSecret, {
+        integrationName: name,
+        installationId: id,
+      });
+      registration.secrets.set(id, secret);
+      registration.organizations.push(organization);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || (error.code !== 'FORBIDDEN' && error.code !== 'NOT_FOUND')) throw error;
+      registration.skipped.push({ organization, reason: error.message });
+    }
+  }
+  return registration;
+}
+
+/** Publishes the integration with the receiver as its endpoint, in its owner organization (or the first that may). */
+async function publish(call: Call, integrationName: string, candidates: string[], endpoint: string): Promise<void> {
+  const existing = await call(op.getIntegrationByName, { integrationName }).catch((error: unknown) => {
+    if (error instanceof GatewayError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  });
+  const owners = existing ? [owned.parse(existing).owner.id] : candidates;
+  for (const organization of owners) {
+    try {
+      await call(op.publishIntegration, { integrationName }, publication(organization, endpoint));
+      return;
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== 'FORBIDDEN') throw error;
+    }
+  }
+  throw new GatewayError(
+    'FORBIDDEN',
+    `The events token may publish the integration "${integrationName}" in none of its organizations: it needs an admin's`,
+  );
+}
+
+/** The integration as published: a receiver of events that runs no code on the platform. */
+function publication(organization: string, endpoint: string): object {
+  return {
+    organization,
+    title: 'GraphQL gateway',
+    description: 'Tells the GraphQL gateway what changed, so that its subscriptions and cache follow at once',
+    // The platform runs no integration's code: the gateway receives the events itself.
+    script: '// Events are delivered to the gateway endpoint.',
+    scopes: ['space:content:read', 'space:metadata:read'],
+    visibility: 'unlisted',
+    endpoint,
+  };
+}
+
+type Call = <O extends Operation>(
+  operation: O,
+  params: ParamsOf<O>,
+  body?: BodyOf<O> | object,
+  query?: Record<string, string | number | undefined>,
+) => Promise<AnswerOf<O>>;
+
+/** Calls operations through their records with the registration's credentials. */
+function caller(client: RestClient, authorization: string): Call {
+  return async (operation, params, body, query) => {
+    const answer = await client.request({
+      method: operation.method as 'GET',
+      path: pathOf(operation, params as Record<string, string>),
+      operation,
+      query,
+      body,
+      authorization,
+      schema: answerOf(operation),
+    });
+    return answer.data as never;
+  };
+}
+
+/** The ids of the organizations of the token's user. */
+async function allOrganizations(call: Call): Promise<string[]> {
+  const items = await listAll(call, op.listOrganizationsForAuthenticatedUser, {} as never);
+  return items.map((organization) => organization.id).slice(0, MAX_ORGANIZATIONS);
+}
+
+/** Every item of a list, a page of 100 at a time, up to `MAX_ORGANIZATIONS`. */
+async function listAll<O extends Operation>(
+  call: Call,
+  operation: O,
+  params: ParamsOf<O>,
+): Promise<Array<AnswerOf<O> extends { items: Array<infer T> } ? T : never>> {
+  const items: unknown[] = [];
+  let page: string | undefined;
+  do {
+    const answer = (await call(operation, params, undefined, { limit: 100, page })) as {
+      items: unknown[];
+      next?: { page: string } | null;
+    };
+    items.push(...answer.items);
+    page = answer.next?.page;
+  } while (page && items.length < MAX_ORGANIZATIONS);
+  return items as never;
+}

@@ -1,0 +1,284 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { registerForEvents, type Registration } from '../../src/gateway/live/event-registration.js';
+import { PLATFORM_EVENTS_PATH } from '../../src/gateway/live/platform-events.js';
+import { postGraphQL } from '../fixtures/gateway.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { subscribe } from '../fixtures/subscriptions.js';
+import { until } from '../fixtures/wait.js';
+
+/**
+ * The platform's signed events, pushed to the gateway: a real platform delivers them to a gateway
+ * listening on loopback, registered through the REST API as any upstream would have it. Polls are a
+ * minute apart, so only a delivery can bring an event within a test's time.
+ */
+let platform: TestPlatform;
+let gateway: Gateway;
+let server: Server;
+let url: string;
+let registration: Registration;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    subscriptions: { pollMs: 60_000 },
+    responseCache: { ttlMs: 60_000 },
+  });
+  server = createServer(gateway.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  registration = await registerForEvents({
+    client: gateway.client,
+    token: platform.adminToken,
+    receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
+  });
+  for (const [installation, secret] of registration.secrets) gateway.eventSecrets.set(installation, secret);
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await gateway.close();
+  await platform.destroy();
+});
+
+async function send(query: string, variables: Record<string, unknown> = {}) {
+  const answer = await postGraphQL(gateway, platform, { query, variables });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body;
+}
+
+/** A fresh space of acme that anyone may merge into, with a change request adding a page, both made through the gateway. */
+async function spaceWithChange(title: string) {
+  const { data } = await send(
+    `mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId } } }`,
+    { title },
+  );
+  const spaceId = data.createSpace.space.platformId as string;
+  await send(
+    `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } } }`,
+    {
+      id: spaceId,
+    },
+  );
+  const created = await send(
+    `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Add a page" }) { changeRequest { id platformId } } }`,
+    { id: spaceId },
+  );
+  const changeRequest = created.data.createChangeRequest.changeRequest;
+  await send(
+    `mutation ($id: ID!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: "# Pushed\\n\\nHello." } }] }) { edits { pageId } } }`,
+    { id: changeRequest.id },
+  );
+  return { spaceId, changeRequestId: changeRequest.platformId as string };
+}
+
+/** Merges on the platform itself, outside the gateway: what another client of the API does. */
+async function mergeOnThePlatform(spaceId: string, changeRequestId: string): Promise<string> {
+  const merged = await platform.api('POST', `/spaces/${spaceId}/change-requests/${changeRequestId}/merge`);
+  expect(merged.status).toBe(200);
+  return merged.body.revision as string;
+}
+
+/** The platform's answers to GETs of `path` since its stats were reset. */
+const answersTo = (path: string) =>
+  platform.app.stats.answers.filter((answer) => answer.method === 'GET' && answer.url.split('?')[0] === `/v1${path}`);
+
+/** A delivery as the platform sends one, signed with `secret` at `at` (ms). */
+function delivery(
+  installation: string,
+  secret: string,
+  event: Record<string, unknown>,
+  { eventId = `evt-${Math.random()}`, at = Date.now() }: { eventId?: string; at?: number } = {},
+) {
+  const boundary = '----test-boundary';
+  const body = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="event"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(event)}\r\n--${boundary}--\r\n`,
+  );
+  const t = Math.floor(at / 1000);
+  const mac = createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
+  return {
+    body,
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'x-gitbook-signature': `t=${t},v1=${mac}`,
+      'x-gitbook-event-id': eventId,
+      'x-gitbook-event-type': String(event.type),
+      'x-gitbook-installation-id': installation,
+    } as Record<string, string>,
+  };
+}
+
+const deliver = (sent: { body: Buffer; headers: Record<string, string> }) =>
+  fetch(`${url}${PLATFORM_EVENTS_PATH}`, { method: 'POST', body: new Uint8Array(sent.body), headers: sent.headers });
+
+/** The installation of acme, and its secret. */
+function acmeInstallation(): [string, string] {
+  const index = registration.organizations.indexOf('acme');
+  return [...registration.secrets][index]!;
+}
+
+const CONTENT = `subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }`;
+
+describe('registration', () => {
+  it('installs the gateway on every organization the token administers, each with its signing secret', async () => {
+    const { body } = await platform.api('GET', '/orgs');
+    const organizations = (body.items as Array<{ id: string }>).map((organization) => organization.id);
+    expect(registration.organizations).toEqual(organizations);
+    expect(registration.skipped).toEqual([]);
+    expect(registration.secrets.size).toBe(organizations.length);
+    for (const secret of registration.secrets.values()) expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    // Every space, those made later too.
+    const [installation] = acmeInstallation();
+    const read = await platform.api('GET', `/integrations/graphql-gateway/installations/${installation}`);
+    expect(read.body.space_selection).toBe('all');
+  });
+
+  it('keeps the installations it made when it registers again', async () => {
+    const again = await registerForEvents({
+      client: gateway.client,
+      token: platform.adminToken,
+      receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
+    });
+    expect(again.secrets).toEqual(registration.secrets);
+  });
+
+  it('skips the organizations a token does not administer', async () => {
+    const reader = platform.token('finn@acme.test');
+    const skipped = await registerForEvents({
+      client: gateway.client,
+      token: reader,
+      receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
+    }).catch((error: Error) => error);
+    // A member who administers nothing can publish nowhere: the registration says so.
+    expect(skipped).toBeInstanceOf(Error);
+    expect((skipped as Error).message).toContain('needs an admin');
+  });
+});
+
+describe('events the platform delivers', () => {
+  it('brings a merge made outside the gateway to a subscriber at once, with one read of the space', async () => {
+    const { spaceId, changeRequestId } = await spaceWithChange('Pushed');
+    const sub = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    await sub.next();
+    platform.app.stats.reset();
+    const revision = await mergeOnThePlatform(spaceId, changeRequestId);
+    const second = await sub.next();
+    expect(second.data.spaceContentUpdated.platformId).toBe(revision);
+    // The delivery's wake read the space once; no poll came (a minute apart).
+    expect(answersTo(`/spaces/${spaceId}`).map((answer) => answer.status)).toEqual([200]);
+    sub.close();
+  });
+
+  it('forgets the cached answers holding the space whose content changed outside the gateway', async () => {
+    const { spaceId, changeRequestId } = await spaceWithChange('Cached');
+    const query = `query ($id: ID!) { space(id: $id) { platformId revisionId } }`;
+    const first = await send(query, { id: spaceId });
+    expect((await send(query, { id: spaceId })).extensions.responseCache.hit).toBe(true);
+    const revision = await mergeOnThePlatform(spaceId, changeRequestId);
+    // Delivered once the receiver answered, which it does after the entries are gone.
+    await until(async () => {
+      const events = await platform.api('GET', '/integrations/graphql-gateway/events');
+      return (events.body.items as Array<{ status: string; payload: { type: string; revisionId?: string } }>).some(
+        (event) => event.payload.revisionId === revision && event.status === 'success',
+      );
+    });
+    const after = await send(query, { id: spaceId });
+    expect(after.extensions.responseCache.hit).toBe(false);
+    expect(after.data.space.revisionId).toBe(revision);
+    expect(after.data.space.revisionId).not.toBe(first.data.space.revisionId);
+  });
+
+  it('counts each delivery by type and outcome', async () => {
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /graphql_gateway_platform_events_total\{type="space_content_updated",outcome="accepted"\} [1-9]/,
+    );
+  });
+});
+
+describe('deliveries refused', () => {
+  const event = { type: 'space_content_updated', spaceId: 'any', revisionId: 'r' };
+
+  it('refuses a delivery without a signature, of an unknown installation, or signed with another secret', async () => {
+    const [installation, secret] = acmeInstallation();
+    const signed = delivery(installation, secret, event);
+    const { 'x-gitbook-signature': _, ...unsigned } = signed.headers;
+    const cases = [
+      { headers: unsigned, reason: 'SIGNATURE_MISSING' },
+      { headers: { ...signed.headers, 'x-gitbook-installation-id': 'someone-else' }, reason: 'UNKNOWN_INSTALLATION' },
+      { headers: delivery(installation, 'f'.repeat(64), event).headers, reason: 'SIGNATURE_INVALID' },
+    ];
+    for (const { headers, reason } of cases) {
+      const answer = await deliver({ body: signed.body, headers });
+      expect(answer.status).toBe(401);
+      expect(await answer.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason } }] });
+    }
+  });
+
+  it('refuses a body changed after it was signed', async () => {
+    const [installation, secret] = acmeInstallation();
+    const signed = delivery(installation, secret, event);
+    const changed = Buffer.from(String(signed.body).replace('"any"', '"all"'));
+    const answer = await deliver({ body: changed, headers: signed.headers });
+    expect(answer.status).toBe(401);
+    expect((await answer.json()).errors[0].extensions.reason).toBe('SIGNATURE_INVALID');
+  });
+
+  it('refuses a signature older than the tolerance, or from the future', async () => {
+    const [installation, secret] = acmeInstallation();
+    for (const at of [Date.now() - 301_000, Date.now() + 301_000]) {
+      const answer = await deliver(delivery(installation, secret, event, { at }));
+      expect(answer.status).toBe(401);
+      expect((await answer.json()).errors[0].extensions.reason).toBe('SIGNATURE_EXPIRED');
+    }
+  });
+
+  it('takes a delivery once: the same bytes again, or the same event signed anew, is a replay', async () => {
+    const [installation, secret] = acmeInstallation();
+    const first = delivery(installation, secret, event, { eventId: 'evt-replayed' });
+    expect((await deliver(first)).status).toBe(200);
+    const again = await deliver(first);
+    expect(again.status).toBe(409);
+    expect((await again.json()).errors[0].extensions).toEqual({ code: 'CONFLICT', reason: 'EVENT_REPLAYED' });
+    const resigned = delivery(installation, secret, event, { eventId: 'evt-replayed', at: Date.now() + 2000 });
+    expect((await deliver(resigned)).status).toBe(409);
+  });
+
+  it('refuses a signed body that is not a form with an event, and answers GET with 405', async () => {
+    const [installation, secret] = acmeInstallation();
+    const signed = delivery(installation, secret, event);
+    const t = Math.floor(Date.now() / 1000);
+    const json = Buffer.from(JSON.stringify(event));
+    const mac = createHmac('sha256', secret).update(`${t}.`).update(json).digest('hex');
+    const answer = await deliver({
+      body: json,
+      headers: { ...signed.headers, 'content-type': 'application/json', 'x-gitbook-signature': `t=${t},v1=${mac}` },
+    });
+    expect(answer.status).toBe(400);
+    expect((await answer.json()).errors[0].extensions.reason).toBe('EVENT_MALFORMED');
+    const get = await fetch(`${url}${PLATFORM_EVENTS_PATH}`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('acts on nothing it refused: no read of the platform', async () => {
+    const [installation] = acmeInstallation();
+    const { spaceId } = await spaceWithChange('Untouched');
+    const sub = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    await sub.next();
+    platform.app.stats.reset();
+    const forged = delivery(installation, 'f'.repeat(64), { ...event, spaceId });
+    expect((await deliver(forged)).status).toBe(401);
+    // A signed delivery after it brings its wake: had the forged one woken the watch, two reads would show.
+    const [, secret] = acmeInstallation();
+    expect((await deliver(delivery(installation, secret, { ...event, spaceId }))).status).toBe(200);
+    await until(() => answersTo(`/spaces/${spaceId}`).length > 0);
+    expect(answersTo(`/spaces/${spaceId}`)).toHaveLength(1);
+    sub.close();
+  });
+});
