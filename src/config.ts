@@ -29,6 +29,16 @@ function originOf(entry: string): string | undefined {
 }
 
 /**
+ * An entry of `PLATFORM_EVENT_RECEIVERS` as the platform compares it (`href`); undefined for
+ * anything but an absolute http(s) URL without credentials or fragment.
+ */
+function receiverOf(entry: string): string | undefined {
+  const url = URL.parse(entry);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
+  return url.username || url.password || entry.includes('#') ? undefined : url.href;
+}
+
+/**
  * Every setting the project reads from the environment, parsed in one place.
  * The README's settings table lists the same names and defaults.
  */
@@ -104,6 +114,31 @@ export const configSchema = z.object({
    * saved. @default 0
    */
   PLATFORM_ALLOW_PRIVATE_URLS: flag(),
+  /**
+   * URLs (absolute `http` or `https`, without credentials or fragment; comma-separated) that may be
+   * integration endpoints and development tunnels of the embedded platform, and receive its
+   * deliveries and render calls, although they are `http`, loopback or private: the gateway's own
+   * receiver of events on this machine. Each exactly as written, query included; no other URL is let
+   * through by them, and PLATFORM_ALLOW_PRIVATE_URLS stays off. Unset, none.
+   */
+  PLATFORM_EVENT_RECEIVERS: z
+    .string()
+    .transform((value, ctx) => {
+      const receivers: string[] = [];
+      for (const entry of value.split(',').map((item) => item.trim())) {
+        const receiver = receiverOf(entry);
+        if (receiver === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${entry.slice(0, 100).replace(/\/\/[^/]*@/, '//***@')}" is not a receiver: write each as an absolute http or https URL without credentials or fragment, such as http://127.0.0.1:4000/platform-events`,
+          });
+          return z.NEVER;
+        }
+        if (!receivers.includes(receiver)) receivers.push(receiver);
+      }
+      return receivers;
+    })
+    .optional(),
   /**
    * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and
    * private or loopback addresses (`1`): for local demos and tests. Otherwise only `https://`

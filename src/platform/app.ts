@@ -56,9 +56,9 @@ import { ASSET_ROUTE } from './integrations/store.js';
 import {
   DEFAULT_DELIVERY_RETRY_BASE_MS,
   DEFAULT_DELIVERY_TIMEOUT_MS,
-  publishedEndpointProblem,
   registerIntegrations,
 } from './integrations/delivery.js';
+import { EndpointPolicy } from './integrations/endpoints.js';
 import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { installationTokenRoutes } from './integrations/installation-tokens.js';
@@ -108,6 +108,13 @@ export interface CreatePlatformOptions {
    * @default false
    */
   allowPrivateUrls?: boolean;
+  /**
+   * URLs that may receive integration events and render calls although they are `http`, loopback or
+   * private (the gateway's receiver on this machine), each exactly as written (query included) and
+   * without credentials or fragment; no other URL is let through by them (see `EndpointPolicy`).
+   * @default []
+   */
+  eventReceivers?: readonly string[];
   /**
    * Let Git Sync use `file://` and `http://` URLs and local paths (demo and test runs, whose
    * repositories are on this machine); otherwise only `https://`.
@@ -174,6 +181,7 @@ export function createPlatform({
   logger = false,
   delayMs = 0,
   allowPrivateUrls = false,
+  eventReceivers = [],
   gitAllowLocal = false,
   gitAuthor = DEFAULT_GIT_AUTHOR,
   gitCaFile,
@@ -240,8 +248,9 @@ export function createPlatform({
     refreshMs: openapiRefreshHours * 60 * 60 * 1000,
   });
   // Events of integrations, delivered to their endpoints with the URLs of this server.
+  const endpoints = new EndpointPolicy(allowPrivateUrls, eventReceivers);
   const stopIntegrations = registerIntegrations(jobs, db, {
-    allowPrivateUrls,
+    endpoints,
     timeoutMs: deliveryTimeoutMs,
     retryBaseMs: deliveryRetryBaseMs,
     origin: () => listeningOrigin(app),
@@ -316,15 +325,15 @@ export function createPlatform({
       openAPIRoutes(v1, { queue: jobs, allowPrivateUrls });
       computedRoutes(v1);
       conversationRoutes(v1);
-      integrationRoutes(v1, { allowPrivateUrls });
+      integrationRoutes(v1, { endpoints });
       installationRoutes(v1);
-      integrationDevelopmentRoutes(v1, { urlProblem: (url) => publishedEndpointProblem(url, allowPrivateUrls) });
+      integrationDevelopmentRoutes(v1, { endpoints });
       siteIntegrationRoutes(v1);
       spaceIntegrationBlockRoutes(v1);
       installationTokenRoutes(v1);
       organizationInstallationRoutes(v1);
       integrationTaskRoutes(v1, { queue: jobs });
-      integrationRenderRoutes(v1, { allowPrivateUrls, timeoutMs: deliveryTimeoutMs });
+      integrationRenderRoutes(v1, { endpoints, timeoutMs: deliveryTimeoutMs });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

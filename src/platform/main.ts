@@ -31,6 +31,7 @@ function platformOptions(config: Config): StartPlatformOptions {
     delayMs: config.PLATFORM_DELAY_MS,
     cacheMb: config.PLATFORM_CACHE_MB,
     allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
+    eventReceivers: config.PLATFORM_EVENT_RECEIVERS ?? [],
     gitAllowLocal: config.GIT_ALLOW_LOCAL,
     gitCaFile: config.GIT_SSL_CA_FILE,
     gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },

@@ -30,6 +30,8 @@ export interface StartPlatformOptions {
   logger?: FastifyServerOptions['logger'];
   /** See `CreatePlatformOptions.allowPrivateUrls`. @default false */
   allowPrivateUrls?: boolean;
+  /** See `CreatePlatformOptions.eventReceivers`. @default [] */
+  eventReceivers?: readonly string[];
   /** See `CreatePlatformOptions.gitAllowLocal`. @default false */
   gitAllowLocal?: boolean;
   /** See `CreatePlatformOptions.gitAuthor`. */
@@ -103,6 +105,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     delayMs: options.delayMs ?? 0,
     logger: options.logger ?? false,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
+    eventReceivers: options.eventReceivers ?? [],
     gitAllowLocal: options.gitAllowLocal ?? false,
     ...(options.gitAuthor ? { gitAuthor: options.gitAuthor } : {}),
     gitCaFile: options.gitCaFile,

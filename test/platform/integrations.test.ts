@@ -95,7 +95,8 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-async function receiver(): Promise<Receiver> {
+/** `answer`: the body of every answer. */
+async function receiver(answer = 'ok'): Promise<Receiver> {
   const requests: Receiver['requests'] = [];
   const statuses: number[] = [];
   const server: Server = createServer((request, response) => {
@@ -104,7 +105,7 @@ async function receiver(): Promise<Receiver> {
     request.on('end', () => {
       requests.push({ headers: request.headers, body: Buffer.concat(chunks) });
       response.statusCode = statuses.shift() ?? 200;
-      response.end('ok');
+      response.end(answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -782,6 +783,103 @@ describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)
       ]);
     }
     expect((await p.api('GET', '/integrations/guarded')).status).toBe(404);
+  });
+});
+
+describe('event receivers (PLATFORM_EVENT_RECEIVERS) with private URLs off', () => {
+  /** What the receiver answers each request: the end of a rendered UI's flow, taken by deliveries as any body. */
+  const RENDERED = { type: 'complete', returnValue: { saved: true } };
+  let p: TestPlatform;
+  let hooks: Receiver;
+  let other: Receiver;
+  beforeAll(async () => {
+    hooks = await receiver(JSON.stringify(RENDERED));
+    other = await receiver();
+    p = await startTestPlatform({
+      seed: false,
+      allowPrivateUrls: false,
+      eventReceivers: [hooks.url],
+      deliveryRetryBaseMs: 20,
+    });
+    addOrg(p, { id: ORG, members: { ada: 'admin' } });
+  });
+  afterAll(async () => {
+    await p?.destroy();
+    await hooks?.close();
+    await other?.close();
+  });
+
+  /** Every URL beside the receiver, on its machine: refused as without it, with the reason. */
+  const beside = () => [
+    [hooks.url.replace(/\/hooks$/, '/other'), 'must be an https URL'],
+    [`${hooks.url}?to=other`, 'must be an https URL'],
+    [other.url, 'must be an https URL'],
+    [hooks.url.replace('127.0.0.1', 'localhost'), 'must be an https URL'],
+    [hooks.url.replace(/^http:/, 'https:'), 'must not be a private or loopback address'],
+    [
+      hooks.url.replace('http://', 'http://user:pw@'),
+      'must not contain credentials: the platform signs every delivery instead',
+    ],
+  ];
+
+  it('accepts exactly the receiver as an endpoint, and delivers events and render calls to it, signed', async () => {
+    for (const [endpoint, reason] of beside()) {
+      const answer = await p.api('POST', '/integrations/beside', { body: publication({ endpoint }) });
+      expect([endpoint, answer.status, answer.body]).toEqual([
+        endpoint,
+        400,
+        { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } },
+      ]);
+    }
+    expect((await p.api('GET', '/integrations/beside')).status).toBe(404);
+
+    const published = await p.api('POST', '/integrations/received', { body: publication({ endpoint: hooks.url }) });
+    expect([published.status, published.body.urls.publicEndpoint]).toEqual([200, hooks.url]);
+    const installed = await p.api('POST', '/integrations/received/installations', { body: { organization: ORG } });
+    await p.app.jobs.drain();
+    expect(hooks.requests).toHaveLength(1);
+    const secret = (await p.api('GET', `/integrations/received/installations/${installed.body.id}/signing-secret`)).body
+      .secret as string;
+    expect(signatureHolds(hooks.requests[0]!, secret)).toBe(true);
+    expect((await fields(hooks.requests[0]!)).event).toMatchObject({
+      type: 'installation_setup',
+      installationId: installed.body.id,
+    });
+    const [event] = (await p.api('GET', '/integrations/received/events')).body.items;
+    expect(event.status).toBe('success');
+
+    const rendered = await p.api('POST', '/integrations/received/render', {
+      body: { componentId: 'counter', props: {}, context: { type: 'organization', organizationId: ORG } },
+    });
+    expect([rendered.status, rendered.body]).toEqual([200, RENDERED]);
+    expect(hooks.requests).toHaveLength(2);
+    expect(hooks.requests[1]!.headers['x-gitbook-event-type']).toBe('ui_render');
+    expect(signatureHolds(hooks.requests[1]!, secret)).toBe(true);
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('accepts exactly the receiver as a development tunnel, and delivers to it', async () => {
+    await p.api('POST', '/integrations/tunneled', { body: publication() });
+    for (const [tunnelUrl, reason] of beside()) {
+      const answer = await p.api('PUT', '/integrations/tunneled/dev', { body: { tunnelUrl } });
+      expect([tunnelUrl, answer.status, answer.body]).toEqual([
+        tunnelUrl,
+        400,
+        { error: { code: 400, message: `Invalid body field "tunnelUrl": ${reason}` } },
+      ]);
+    }
+    hooks.requests.length = 0;
+    expect((await p.api('PUT', '/integrations/tunneled/dev', { body: { tunnelUrl: hooks.url } })).status).toBe(204);
+    const installed = await p.api('POST', '/integrations/tunneled/installations', { body: { organization: ORG } });
+    await p.app.jobs.drain();
+    expect(hooks.requests).toHaveLength(1);
+    const { event, environment } = await fields(hooks.requests[0]!);
+    expect([event.type, event.installationId, environment.integration.name]).toEqual([
+      'installation_setup',
+      installed.body.id,
+      'tunneled',
+    ]);
+    expect(other.requests).toHaveLength(0);
   });
 });
 

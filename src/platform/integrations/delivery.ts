@@ -1,15 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
-import {
-  displayUrl,
-  hostOf,
-  isLoopbackName,
-  isPrivateAddress,
-  OutboundError,
-  outboundUrlProblem,
-  postUrl,
-} from '../outbound.js';
+import { displayUrl, OutboundError, postUrl } from '../outbound.js';
 import { linksFor, type Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { appendTrace, findEvent, log, setDispatcher, watchSpaceContent } from './events.js';
@@ -18,6 +9,7 @@ import { contentInstallationJson, installationJson, integrationJson, payloadJson
 import { deliverySecret, signatureHeader } from './secrets.js';
 import { integrationById, secretsOf, type IntegrationRow } from './store.js';
 import { deliveryUrl } from './development.js';
+import type { EndpointPolicy } from './endpoints.js';
 
 /**
  * Delivery of events to the endpoint an integration declares. Each event to deliver is a job
@@ -44,8 +36,8 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_DELIVERY_RETRY_BASE_MS = 2_000;
 
 export interface DeliveryOptions {
-  /** Deliver to private and loopback addresses, and over plain http to loopback (demo and test runs only). */
-  allowPrivateUrls: boolean;
+  /** Which endpoints and tunnels may receive deliveries, and which of them may be private. */
+  endpoints: EndpointPolicy;
   /** @default DEFAULT_DELIVERY_TIMEOUT_MS */
   timeoutMs?: number | undefined;
   /** @default DEFAULT_DELIVERY_RETRY_BASE_MS */
@@ -56,38 +48,6 @@ export interface DeliveryOptions {
 
 interface DeliveryJob {
   eventId: string;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return isLoopbackName(host) || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-}
-
-/**
- * Why a URL cannot be an integration's endpoint, or undefined when it can: an `https` URL
- * without credentials; with private URLs allowed (demo and test runs), also `http` on loopback
- * and https on private addresses. The reason never repeats the URL.
- */
-export function endpointProblem(raw: string, allowPrivate: boolean): string | undefined {
-  const url = URL.parse(raw);
-  if (!url) return 'must be an absolute https URL';
-  const host = hostOf(url);
-  if (url.username || url.password) return 'must not contain credentials: the platform signs every delivery instead';
-  if (url.hash) return 'must not contain a fragment';
-  if (url.protocol === 'http:' && allowPrivate && isLoopbackHost(host)) return undefined;
-  if (url.protocol !== 'https:')
-    return allowPrivate ? 'must be an https URL, or an http URL on loopback' : 'must be an https URL';
-  if (!allowPrivate && (isLoopbackHost(host) || (isIP(host) !== 0 && isPrivateAddress(host))))
-    return 'must not be a private or loopback address';
-  return undefined;
-}
-
-/**
- * `endpointProblem`, then (unless private URLs are allowed) the addresses the endpoint's host
- * resolves to, checked by the outbound guard: at publishing, a clear refusal beats deliveries that
- * fail later. Deliveries check again the address they connect to.
- */
-export function publishedEndpointProblem(raw: string, allowPrivate: boolean): Promise<string | undefined> {
-  return outboundUrlProblem(raw, endpointProblem(raw, allowPrivate), allowPrivate);
 }
 
 /** A `multipart/form-data` body of JSON fields, with its boundary. */
@@ -152,7 +112,7 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
     );
     return;
   }
-  const problem = endpointProblem(endpoint, options.allowPrivateUrls);
+  const problem = options.endpoints.problem(endpoint);
   if (problem) {
     appendTrace(db, event.id, [log('error', `Not delivered: the endpoint ${problem}`)]);
     throw new PermanentJobError('the endpoint is not allowed');
@@ -169,7 +129,7 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
   let outcome: string;
   try {
     const { status } = await postUrl(endpoint, {
-      allowPrivate: options.allowPrivateUrls,
+      allowPrivate: options.endpoints.allowPrivate(endpoint),
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
       body,
       headers: {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, forbidden, now, parseBody } from '../http.js';
 import { declareTables, type Db } from '../store/db.js';
+import type { EndpointPolicy } from './endpoints.js';
 import { isOwnerAdmin, requireIntegration, type IntegrationRow } from './store.js';
 
 /**
@@ -56,13 +57,10 @@ const devBody = z.object({
 type NameParams = { integrationName: string };
 
 /**
- * `PUT` and `DELETE /integrations/{name}/dev`, for admins of the owner organization. `urlProblem`
- * says why a URL cannot receive deliveries (the check of a published endpoint).
+ * `PUT` and `DELETE /integrations/{name}/dev`, for admins of the owner organization. A tunnel is
+ * checked by `endpoints` as a published endpoint is.
  */
-export function integrationDevelopmentRoutes(
-  app: FastifyInstance,
-  options: { urlProblem: (url: string) => Promise<string | undefined> },
-): void {
+export function integrationDevelopmentRoutes(app: FastifyInstance, options: { endpoints: EndpointPolicy }): void {
   const ownIntegration = (db: Db, access: Parameters<typeof isOwnerAdmin>[0], name: string) => {
     const row = requireIntegration(db, access, name);
     if (!isOwnerAdmin(access, row))
@@ -75,7 +73,7 @@ export function integrationDevelopmentRoutes(
     const { db, access } = request.ctx;
     const row = ownIntegration(db, access, request.params.integrationName);
     // After the permission check: resolving the tunnel's host is work done for developers only.
-    const problem = await options.urlProblem(body.tunnelUrl);
+    const problem = await options.endpoints.savedProblem(body.tunnelUrl);
     if (problem) throw badRequest(`Invalid body field "tunnelUrl": ${problem}`);
     db.prepare(
       `INSERT INTO integration_development_modes (integration_id, tunnel_url, all_organizations, updated_at)

@@ -13,8 +13,9 @@ import {
 } from '../http.js';
 import { displayUrl, OutboundError, postUrl } from '../outbound.js';
 import { findSiteById } from '../sites/store.js';
-import { environmentOf, endpointProblem, multipartBody } from './delivery.js';
+import { environmentOf, multipartBody } from './delivery.js';
 import { deliveryUrl } from './development.js';
+import type { EndpointPolicy } from './endpoints.js';
 import { coveredTarget, type InstallationRow } from './installations.js';
 import { decompressFromEncodedURIComponent, LzStringError } from './lz-string.js';
 import { deliverySecret, signatureHeader } from './secrets.js';
@@ -122,7 +123,7 @@ async function render(
   const { installation, spaceId, siteId } = installationFor(request, integration, body.context);
   const endpoint = deliveryUrl(db, integration, installation.id);
   if (!endpoint) throw preconditionFailed('The integration declares no endpoint to render its UI');
-  const problem = endpointProblem(endpoint, options.allowPrivateUrls);
+  const problem = options.endpoints.problem(endpoint);
   if (problem) throw integrationFailed(`its endpoint ${problem}`);
   const event = {
     eventId: newId(),
@@ -145,7 +146,7 @@ async function render(
   let answer: { status: number; body?: Buffer };
   try {
     answer = await postUrl(endpoint, {
-      allowPrivate: options.allowPrivateUrls,
+      allowPrivate: options.endpoints.allowPrivate(endpoint),
       timeoutMs: options.timeoutMs,
       maxAnswerBytes: MAX_RENDER_ANSWER_BYTES,
       body: multipart.body,
@@ -178,8 +179,8 @@ async function render(
 }
 
 export interface RenderOptions {
-  /** Render private and loopback endpoints, and http on loopback (demo and test runs only). */
-  allowPrivateUrls: boolean;
+  /** Which endpoints and tunnels may be called, and which of them may be private. */
+  endpoints: EndpointPolicy;
   /** Time the integration has to answer, in milliseconds. */
   timeoutMs: number;
 }

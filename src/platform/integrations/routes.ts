@@ -14,7 +14,7 @@ import {
   sendDeleted,
 } from '../http.js';
 import type { Db } from '../store/db.js';
-import { publishedEndpointProblem } from './delivery.js';
+import type { EndpointPolicy } from './endpoints.js';
 import { eventsPage, findEvent } from './events.js';
 import {
   ASSET_ROUTE,
@@ -242,7 +242,7 @@ type SpaceParams = { spaceId: string };
  * their traces (admins of the owner organization). Their installations are served by
  * `installation-routes.ts`. See `integrations/` for the rules.
  */
-export function integrationRoutes(app: FastifyInstance, options: { allowPrivateUrls: boolean }): void {
+export function integrationRoutes(app: FastifyInstance, options: { endpoints: EndpointPolicy }): void {
   app.get('/integrations', async (request) => {
     const query = parseQuery(listQuery, request.query);
     const { db, access, links } = request.ctx;
@@ -286,7 +286,7 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const org = publishingOrganization(db, access, body.organization);
     // After the permission check: resolving the endpoint's host is work done for publishers only.
     if (body.endpoint !== undefined) {
-      const problem = await publishedEndpointProblem(body.endpoint, options.allowPrivateUrls);
+      const problem = await options.endpoints.savedProblem(body.endpoint);
       if (problem) throw badRequest(`Invalid body field "endpoint": ${problem}`);
     }
     const { row } = publishIntegration(db, org, name, {
