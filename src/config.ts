@@ -70,6 +70,26 @@ export const configSchema = z.object({
    * requests, share one platform request; never writes, never past its answer. `0` sends each. @default 1
    */
   UPSTREAM_DEDUPE: flag('1'),
+  /**
+   * Where the platform reaches this gateway's receiver of its signed events (`https://gateway.example.com/platform-events`):
+   * with `UPSTREAM_EVENTS_TOKEN`, the gateway registers there at start (see `registerForEvents`) and
+   * subscriptions hear of changes when they happen. `npm start` sets it to the gateway's loopback address.
+   */
+  UPSTREAM_EVENTS_URL: z
+    .url({ message: 'UPSTREAM_EVENTS_URL must be an absolute http(s) URL' })
+    .refine((value) => /^https?:/.test(value), { message: 'UPSTREAM_EVENTS_URL must be an absolute http(s) URL' })
+    .optional(),
+  /**
+   * A token of an admin of the organizations whose events the gateway takes: it publishes the
+   * integration `UPSTREAM_EVENTS_INTEGRATION`, installs it on them and reads its signing secrets. `npm
+   * start` uses the demo admin's.
+   */
+  UPSTREAM_EVENTS_TOKEN: z.string().min(1).optional(),
+  /** Name of the integration that delivers the platform's events to the gateway. @default graphql-gateway */
+  UPSTREAM_EVENTS_INTEGRATION: z
+    .string()
+    .regex(/^[a-z0-9-]{2,64}$/, 'UPSTREAM_EVENTS_INTEGRATION must be 2 to 64 lowercase letters, digits or "-"')
+    .default('graphql-gateway'),
   /** Port of the embedded platform. @default 4010 */
   PLATFORM_PORT: port.default(4010),
   /** Interface the embedded platform listens on. @default 127.0.0.1 */

@@ -1,6 +1,8 @@
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './cluster/ports.js';
 import { loadConfigOrExit } from './config.js';
+import { PLATFORM_EVENTS_PATH } from './gateway/live/events-path.js';
 import { superviseEmbeddedPlatform, superviseGateway, type ReadyMessage } from './supervisor.js';
 
 // The gateway and the platform load a few hundred modules at each start: compiled by V8 once and
@@ -30,8 +32,18 @@ const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: str
 /** The embedded platform's last ready message: its URL and the demo users' tokens. */
 let platformReady: ReadyMessage | undefined;
 
+/**
+ * Where the embedded platform delivers its events to the gateway: the gateway's own port, chosen
+ * before either starts (the platform accepts that one URL on loopback, `PLATFORM_EVENT_RECEIVERS`).
+ */
+const gatewayPort = config.PORT || (config.UPSTREAM_URL ? 0 : await freePort());
+const receiverUrl = `http://${loopbackHost(config.HOST)}:${gatewayPort}${PLATFORM_EVENTS_PATH}`;
+
 const gateway = superviseGateway(config, {
-  port: config.PORT,
+  port: gatewayPort,
+  ...(config.UPSTREAM_URL
+    ? {}
+    : { env: { ...process.env, UPSTREAM_EVENTS_URL: config.UPSTREAM_EVENTS_URL ?? receiverUrl } }),
   log: logRestart,
   // A gateway process (the first, or one restarted) asks where the platform is once it started loading.
   onMessage: (message) => {
@@ -40,14 +52,22 @@ const gateway = superviseGateway(config, {
 });
 const platform = config.UPSTREAM_URL
   ? undefined
-  : superviseEmbeddedPlatform(config, logRestart, {
-      onReady: (ready) => {
-        platformReady = ready;
-        // The first time, the gateway's start waits for it; later, a new platform process serves.
-        tellGateway();
+  : superviseEmbeddedPlatform(
+      config,
+      logRestart,
+      {
+        onReady: (ready) => {
+          platformReady = ready;
+          // The first time, the gateway's start waits for it; later, a new platform process serves.
+          tellGateway();
+        },
+        onStatus: (status) => gateway.send({ type: 'upstream-status', process: status }),
       },
-      onStatus: (status) => gateway.send({ type: 'upstream-status', process: status }),
-    });
+      {
+        ...process.env,
+        PLATFORM_EVENT_RECEIVERS: [process.env.PLATFORM_EVENT_RECEIVERS, receiverUrl].filter(Boolean).join(','),
+      },
+    );
 
 /** Tells the gateway's process where the embedded platform is, once it is known. */
 function tellGateway(): void {
@@ -103,6 +123,13 @@ if (!quiet) {
   // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
   if (platformReady?.demoTokensFile)
     console.log(`Demo tokens (the first is an admin of every demo organization): ${platformReady.demoTokensFile}`);
+}
+
+/** The address a process of this machine reaches the gateway at, listening on `host`. */
+function loopbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return '127.0.0.1';
+  if (host === '::' || host === '::1') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** A URL as it may be printed: no user info, query or fragment, where credentials go. */

@@ -290,20 +290,21 @@ function entryBeside(path: string): URL {
 }
 
 /**
- * Supervises the embedded platform's process (`src/platform/main.ts`). It picks its port as
- * `PLATFORM_PORT` says; a restart takes the port the first start got (so `PLATFORM_PORT=0` keeps
+ * Supervises the embedded platform's process (`src/platform/main.ts`), with the environment `env`
+ * (`PLATFORM_PORT` aside). It picks its port as `PLATFORM_PORT` says; a restart takes the port the first start got (so `PLATFORM_PORT=0` keeps
  * one upstream URL).
  */
 export function superviseEmbeddedPlatform(
   settings: Config,
   log: (line: string) => void,
   events: SupervisorEvents = {},
+  env: NodeJS.ProcessEnv = process.env,
 ): Supervisor {
   let port = String(settings.PLATFORM_PORT);
   return new Supervisor({
     name: 'embedded platform',
     entry: entryBeside('./platform/main'),
-    env: () => ({ ...process.env, PLATFORM_PORT: port }),
+    env: () => ({ ...env, PLATFORM_PORT: port }),
     heapMb: settings.PLATFORM_HEAP_MB,
     log,
     ...events,

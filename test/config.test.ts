@@ -13,6 +13,7 @@ describe('configuration', () => {
       UPSTREAM_BREAKER_COOLDOWN_MS: 5_000,
       UPSTREAM_CONNECTIONS: 64,
       UPSTREAM_DEDUPE: true,
+      UPSTREAM_EVENTS_INTEGRATION: 'graphql-gateway',
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',
       PLATFORM_HEAP_MB: 256,

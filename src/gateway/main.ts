@@ -166,8 +166,12 @@ const gateway = createGateway({
   graphiql: { enabled: true, ...(ready?.demoTokens ? { demoTokens: ready.demoTokens } : {}) },
 });
 
-// A new process serves: requests need not wait for the breaker's cool-down to find it out.
-onPlatformReady = () => gateway.breaker.reset();
+// A new process serves: requests need not wait for the breaker's cool-down to find it out; its
+// installations (a database reset since) are read again.
+onPlatformReady = () => {
+  gateway.breaker.reset();
+  void takePlatformEvents();
+};
 
 const server = createServer(gateway.handle);
 await new Promise<void>((resolve, reject) => {
@@ -194,6 +198,8 @@ if (!quiet && !supervised) {
 
 // The supervisor waits for this message: it prints the start-up lines, and restarts this process on that port.
 if (supervised) process.send!({ type: 'ready', url: `http://${host}:${servedPort}` } satisfies ChildMessage);
+
+void takePlatformEvents();
 
 const inFlight = trackInFlight(server);
 /** How long a stopping gateway waits for a balancer to stop sending before it closes its port. */
@@ -234,6 +240,37 @@ async function serveMetrics(port: number) {
     metrics.listen(port, config.HOST, resolve);
   }).catch((error: unknown) => failStart(port, error, 'METRICS_PORT'));
   return metrics;
+}
+
+/**
+ * Registers the gateway with the platform for its events (`UPSTREAM_EVENTS_URL`, with
+ * `UPSTREAM_EVENTS_TOKEN` or, from the embedded platform, its demo admin's token), once the receiver
+ * listens. A failure leaves subscriptions to their polls, and says so.
+ */
+async function takePlatformEvents(): Promise<void> {
+  const receiverUrl = config.UPSTREAM_EVENTS_URL;
+  const token = config.UPSTREAM_EVENTS_TOKEN ?? Object.values(ready?.demoTokens ?? {})[0];
+  if (!receiverUrl || !token) return;
+  const { registerForEvents } = await import('./live/event-registration.js');
+  try {
+    const registration = await registerForEvents({
+      client: gateway.client,
+      token,
+      receiverUrl,
+      integration: config.UPSTREAM_EVENTS_INTEGRATION,
+    });
+    for (const [installation, secret] of registration.secrets) gateway.eventSecrets.set(installation, secret);
+    const skipped = registration.skipped.map(({ organization }) => organization);
+    if (['debug', 'info'].includes(config.LOG_LEVEL))
+      console.info(
+        `Platform events: pushed to ${redactSecrets(receiverUrl)} from ${registration.organizations.length} organization(s)${skipped.length > 0 ? `; not from ${skipped.join(', ')} (the token administers none of them)` : ''}`,
+      );
+  } catch (error) {
+    if (!['fatal', 'silent'].includes(config.LOG_LEVEL))
+      console.error(
+        `Platform events: the registration failed (${redactSecrets((error as Error).message)}): subscriptions poll every ${config.SUBSCRIPTION_POLL_MS} ms`,
+      );
+  }
 }
 
 async function readManifestOrExit(file: string): Promise<Map<string, string>> {

@@ -13,6 +13,8 @@ import { startTestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
 import { supervisedProcess } from '../fixtures/processes.js';
 import { NPM_START_ARGS } from '../fixtures/built.js';
+import { subscribe } from '../fixtures/subscriptions.js';
+import { until } from '../fixtures/wait.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The organization the tests write to. */
@@ -284,6 +286,68 @@ describe('npm start supervises the embedded platform in a process of its own', (
     await started.ended;
     // Both see their IPC channel close, and exit.
     await ended(children);
+  });
+});
+
+describe("npm start pushes the platform's events to its gateway", () => {
+  it('registers the gateway, on the port it chose, and a merge made on the platform reaches a subscriber without a poll', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const { dataDir, token } = await builtDataDir('gateway-events-');
+    // PORT=0: the supervisor chooses the port before either process starts, so that the platform knows the receiver.
+    const started = await startNpmStart({
+      PORT: '0',
+      PLATFORM_PORT: '0',
+      DATA_DIR: dataDir,
+      ...NO_DEMO,
+      UPSTREAM_EVENTS_TOKEN: token,
+      // A poll an hour: only a delivery brings the second event within the test's time.
+      SUBSCRIPTION_POLL_MS: '3600000',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await until(() => started.stdout().includes('Platform events: pushed to'));
+      expect(started.stdout()).toContain(
+        `Platform events: pushed to ${started.url}/platform-events from 1 organization(s)\n`,
+      );
+      const platformUrl = /Upstream REST API: (\S+) /.exec(started.stdout())![1]!;
+      const ask = (query: string, variables: Record<string, unknown> = {}) =>
+        graphqlAt(started.url, token, query, variables);
+      const space = await ask(
+        `mutation { createSpace(input: { organizationId: "${ORG}", title: "Pushed" }) { space { platformId } } }`,
+      );
+      const spaceId = space.body.data.createSpace.space.platformId as string;
+      const created = await ask(
+        `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "A page" }) { changeRequest { id platformId } } }`,
+        { id: spaceId },
+      );
+      const changeRequest = created.body.data.createChangeRequest.changeRequest;
+      await ask(
+        `mutation ($id: ID!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: "# Pushed" } }] }) { edits { pageId } } }`,
+        { id: changeRequest.id },
+      );
+      const sub = await subscribe(
+        started.url,
+        'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }',
+        {
+          token,
+          variables: { id: spaceId },
+        },
+      );
+      await sub.next();
+      const merged = await fetch(`${platformUrl}/spaces/${spaceId}/change-requests/${changeRequest.platformId}/merge`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(merged.status).toBe(200);
+      const { revision } = (await merged.json()) as { revision: string };
+      expect((await sub.next()).data.spaceContentUpdated.platformId).toBe(revision);
+      sub.close();
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.ended;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -6,8 +6,9 @@ import { readBounded, tooLarge } from '../policy/limits.js';
 import type { Claims } from '../state/store.js';
 import type { LiveHub } from './hub.js';
 
-/** Where the platform delivers its integration events to the gateway. */
-export const PLATFORM_EVENTS_PATH = '/platform-events';
+import { PLATFORM_EVENTS_PATH } from './events-path.js';
+
+export { PLATFORM_EVENTS_PATH };
 
 /** How far a delivery's signed time may be from this clock, in seconds, either way. @default 300 */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
