@@ -315,6 +315,12 @@ export const configSchema = z.object({
    * with one token share each poll. @default 2000
    */
   SUBSCRIPTION_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2000),
+  /**
+   * Milliseconds between two polls of a resource whose changes the platform's events report (a
+   * space's content), while the gateway takes its organization's events: the safety net under the
+   * pushed events. @default 30000
+   */
+  SUBSCRIPTION_PUSHED_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Most subscriptions open at once in this gateway; past it, a new one is refused with RATE_LIMITED. @default 10000 */
   MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -139,6 +139,7 @@ const gateway = createGateway({
     : {}),
   subscriptions: {
     pollMs: config.SUBSCRIPTION_POLL_MS,
+    pushedPollMs: config.SUBSCRIPTION_PUSHED_POLL_MS,
     maxSubscriptions: config.MAX_SUBSCRIPTIONS,
     maxPerCaller: config.MAX_SUBSCRIPTIONS_PER_CALLER,
   },
@@ -259,7 +260,7 @@ async function takePlatformEvents(): Promise<void> {
       receiverUrl,
       integration: config.UPSTREAM_EVENTS_INTEGRATION,
     });
-    for (const [installation, secret] of registration.secrets) gateway.eventSecrets.set(installation, secret);
+    gateway.receiveEvents(registration);
     const skipped = registration.skipped.map(({ organization }) => organization);
     if (['debug', 'info'].includes(config.LOG_LEVEL))
       console.info(

@@ -37,7 +37,7 @@ beforeAll(async () => {
     token: platform.adminToken,
     receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
   });
-  for (const [installation, secret] of registration.secrets) gateway.eventSecrets.set(installation, secret);
+  gateway.receiveEvents(registration);
 });
 afterAll(async () => {
   server.closeAllConnections();
@@ -198,6 +198,41 @@ describe('events the platform delivers', () => {
     expect(metrics).toMatch(
       /graphql_gateway_platform_events_total\{type="space_content_updated",outcome="accepted"\} [1-9]/,
     );
+  });
+});
+
+describe('polls under the events', () => {
+  it('polls a space of an organization whose events it takes only as a safety net, others every interval', async () => {
+    // Polls 100 ms apart, a minute for what the events cover: acme's, not globex's.
+    const polling = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 100, pushedPollMs: 60_000 },
+    });
+    polling.receiveEvents({ secrets: new Map(), organizations: ['acme'] });
+    const http = createServer(polling.handle);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      const created = await send(
+        `mutation { createSpace(input: { organizationId: "globex", title: "Polled" }) { space { platformId } } }`,
+      );
+      const polled = created.data.createSpace.space.platformId as string;
+      const { spaceId: pushed } = await spaceWithChange('Covered');
+      const subs = await Promise.all(
+        [pushed, polled].map((id) => subscribe(at, CONTENT, { token: platform.adminToken, variables: { id } })),
+      );
+      await Promise.all(subs.map((sub) => sub.next()));
+      platform.app.stats.reset();
+      await until(() => answersTo(`/spaces/${polled}`).length >= 5);
+      // Five polls of globex's space came meanwhile; acme's waits a minute (or a delivery).
+      expect(answersTo(`/spaces/${pushed}`)).toHaveLength(0);
+      for (const sub of subs) sub.close();
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+      await polling.close();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
 import { useWakeOnWrite } from '../live/wake-on-write.js';
 import { usePlatformEvents } from '../live/platform-events.js';
+import type { Registration } from '../live/event-registration.js';
 import { useBatches } from './batches.js';
 import { useMultipartSubscriptions } from './multipart-subscriptions.js';
 import { useClientAddress } from './client-address.js';
@@ -147,10 +148,10 @@ export interface GatewayOptions {
   responseCache?: Pick<ResponseCacheOptions, 'ttlMs' | 'maxBytes' | 'maxEntryBytes'>;
   /**
    * Subscriptions: milliseconds between two polls of a followed resource (`SUBSCRIPTION_POLL_MS`),
-   * the most open at once (`MAX_SUBSCRIPTIONS`) and per caller (`MAX_SUBSCRIPTIONS_PER_CALLER`).
-   * @default { pollMs: 2000, maxSubscriptions: 10000, maxPerCaller: 1000 }
+   * and of one whose changes the platform's events report (`SUBSCRIPTION_PUSHED_POLL_MS`), the most open at once (`MAX_SUBSCRIPTIONS`) and per caller (`MAX_SUBSCRIPTIONS_PER_CALLER`).
+   * @default { pollMs: 2000, pushedPollMs: 30000, maxSubscriptions: 10000, maxPerCaller: 1000 }
    */
-  subscriptions?: { pollMs?: number; maxSubscriptions?: number; maxPerCaller?: number };
+  subscriptions?: { pollMs?: number; pushedPollMs?: number; maxSubscriptions?: number; maxPerCaller?: number };
   /** GraphQL over SSE's single-connection mode: how long, and how many, streams may wait reserved. */
   eventStreams?: EventStreamOptions;
   /**
@@ -201,10 +202,11 @@ export interface Gateway {
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
   /**
-   * The signing secrets of the platform's installations whose events `POST /platform-events` takes,
-   * by installation id: empty until a registration (`registerForEvents`) fills it.
+   * Takes the platform's events of a registration (`registerForEvents`): `POST /platform-events`
+   * verifies deliveries with its installations' secrets, and the subscriptions its organizations'
+   * events cover poll only as a safety net. Until then, every delivery is refused.
    */
-  eventSecrets: Map<string, string>;
+  receiveEvents(registration: Pick<Registration, 'secrets' | 'organizations'>): void;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
   /** Its converter of documents to markdown and text (worker threads, cache, counts). */
@@ -262,6 +264,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (state.replicated) metrics.watchSharedState(state.connected);
   const live = new LiveHub(client, {
     intervalMs: options.subscriptions?.pollMs,
+    pushedIntervalMs: options.subscriptions?.pushedPollMs,
     maxSubscriptions: options.subscriptions?.maxSubscriptions,
     maxPerCaller: options.subscriptions?.maxPerCaller,
     shared: state,
@@ -406,7 +409,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     breaker: resilience.breaker,
     live,
-    eventSecrets,
+    receiveEvents(registration) {
+      for (const [installation, secret] of registration.secrets) eventSecrets.set(installation, secret);
+      live.pushFrom(registration.organizations);
+    },
     metrics,
     converter,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),

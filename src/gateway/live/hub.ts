@@ -14,6 +14,12 @@ const ANY = z.unknown();
 export interface LiveHubOptions {
   /** Milliseconds between two polls of a watched resource (`SUBSCRIPTION_POLL_MS`). @default 2000 */
   intervalMs?: number;
+  /**
+   * Milliseconds between two polls of a watch whose changes the platform's events report, once this
+   * gateway takes its organization's events (`SUBSCRIPTION_PUSHED_POLL_MS`, see `pushFrom`): the
+   * safety net under the wakes. @default 30000
+   */
+  pushedIntervalMs?: number;
   /** Most subscriptions open at once in this gateway (`MAX_SUBSCRIPTIONS`). @default 10000 */
   maxSubscriptions?: number;
   /** Most subscriptions one caller holds open at once in this gateway (`MAX_SUBSCRIPTIONS_PER_CALLER`). @default 1000 */
@@ -37,6 +43,12 @@ export interface WatchRequest<T> {
   read: (api: ReadApi) => Promise<T>;
   /** What makes a new version (the whole value by default): a change elsewhere is no event. */
   version?: ((value: T) => unknown) | undefined;
+  /**
+   * The organization of what was read, when the platform's events report each change of it (a
+   * space's content): while the gateway takes that organization's events (`pushFrom`), the events
+   * wake the watch and its polls are `pushedIntervalMs` apart.
+   */
+  pushedIn?: ((value: T) => string | undefined) | undefined;
   /** The subscriber's client going away: its subscription ends at once, whatever its transport does. */
   signal?: AbortSignal | undefined;
   /**
@@ -84,6 +96,9 @@ interface Watch {
   polling?: boolean;
   read: (api: ReadApi) => Promise<unknown>;
   version: (value: unknown) => unknown;
+  pushedIn: ((value: unknown) => string | undefined) | undefined;
+  /** Whether the platform's events report its changes now (see `WatchRequest.pushedIn`): it polls less often. */
+  pushed?: boolean;
   authorization: string | undefined;
   subscribers: Set<Subscriber>;
   /** Per path read, the entity tag and data of its last answer: sent as `If-None-Match`, kept for a 304. */
@@ -96,8 +111,10 @@ interface Watch {
 }
 
 /**
- * Subscriptions over a REST API without push: one poller per resource and caller, however many
- * subscribers. Subscribers of the same path with the same `Authorization` share one conditional
+ * Subscriptions over a REST API: one poller per resource and caller, however many subscribers,
+ * woken at once by what says the resource changed (`wake`: writes through the gateway, the
+ * platform's events); a resource whose changes the platform's events report is polled only as a
+ * safety net (`pushFrom`). Subscribers of the same path with the same `Authorization` share one conditional
  * GET per interval (`If-None-Match` with the last entity tag: an unchanged resource costs the
  * upstream a 304); different credentials never share a poll, each is authorized upstream. Each
  * subscriber gets the resource as it is, then every new version; a resource that is gone, or that
@@ -114,6 +131,9 @@ interface Watch {
 export class LiveHub {
   private readonly watches = new Map<string, Watch>();
   private readonly intervalMs: number;
+  private readonly pushedIntervalMs: number;
+  /** The organizations whose events this gateway takes (`pushFrom`). */
+  private readonly pushedOrganizations = new Set<string>();
   private readonly maxSubscriptions: number;
   private readonly shared: LiveHubOptions['shared'];
   /** This replica's name in leases and messages. */
@@ -132,6 +152,7 @@ export class LiveHub {
     options: LiveHubOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
+    this.pushedIntervalMs = Math.max(this.intervalMs, options.pushedIntervalMs ?? 30_000);
     this.maxSubscriptions = options.maxSubscriptions ?? 10_000;
     this.maxPerCaller = options.maxPerCaller ?? 1_000;
     this.shared = options.shared?.replicated ? options.shared : undefined;
@@ -167,6 +188,20 @@ export class LiveHub {
       clearTimeout(watch.timer);
       void this.poll(watch);
     }
+  }
+
+  /**
+   * Says that the platform delivers the events of `organizations` to this gateway (a registration):
+   * watches whose changes those events report (`WatchRequest.pushedIn`) are then polled only every
+   * `pushedIntervalMs`, from their next read on.
+   */
+  pushFrom(organizations: Iterable<string>): void {
+    for (const organization of organizations) this.pushedOrganizations.add(organization);
+  }
+
+  /** Milliseconds from one poll of `watch` to the next. */
+  private intervalOf(watch: Watch): number {
+    return watch.pushed ? this.pushedIntervalMs : this.intervalMs;
   }
 
   /** Subscriptions open now. */
@@ -222,6 +257,7 @@ export class LiveHub {
     caller,
     read,
     version,
+    pushedIn,
     signal,
     usage,
   }: WatchRequest<T>): AsyncIterableIterator<T> {
@@ -249,6 +285,7 @@ export class LiveHub {
           key,
           read as Watch['read'],
           (version ?? ((value: T) => value)) as Watch['version'],
+          pushedIn as Watch['pushedIn'],
           authorization,
           subscriber,
           usage,
@@ -278,6 +315,7 @@ export class LiveHub {
     key: string,
     read: Watch['read'],
     version: Watch['version'],
+    pushedIn: Watch['pushedIn'],
     authorization: string | undefined,
     subscriber: Subscriber,
     usage: WatchRequest<unknown>['usage'],
@@ -285,7 +323,16 @@ export class LiveHub {
     let watch = this.watches.get(key);
     if (!watch) {
       const name = createHash('sha256').update(key).digest('base64url');
-      watch = { key, name, read, version, authorization, subscribers: new Set([subscriber]), answers: new Map() };
+      watch = {
+        key,
+        name,
+        read,
+        version,
+        pushedIn,
+        authorization,
+        subscribers: new Set([subscriber]),
+        answers: new Map(),
+      };
       this.watches.set(key, watch);
       this.listen(watch);
       // A new watch reads the resource at once: its subscribers' first event, counted as its first subscriber's.
@@ -342,7 +389,7 @@ export class LiveHub {
    */
   private async mayPoll(watch: Watch): Promise<boolean> {
     if (!this.shared) return true;
-    const held = await this.shared.leases.hold(watch.name, this.replica, LEASE_INTERVALS * this.intervalMs);
+    const held = await this.shared.leases.hold(watch.name, this.replica, LEASE_INTERVALS * this.intervalOf(watch));
     watch.polling = held !== false;
     return watch.polling;
   }
@@ -368,7 +415,7 @@ export class LiveHub {
     }
     if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closedWith) {
       // Woken while it read: what woke it may have come after the read, so it reads again now.
-      watch.timer = setTimeout(() => void this.poll(watch), inFlight.again ? 0 : this.intervalMs);
+      watch.timer = setTimeout(() => void this.poll(watch), inFlight.again ? 0 : this.intervalOf(watch));
     }
   }
 
@@ -423,6 +470,8 @@ export class LiveHub {
       .digest('base64url');
     const changed = watch.last?.hash !== hash;
     watch.last = { value, hash };
+    const organization = watch.pushedIn?.(value);
+    watch.pushed = organization !== undefined && this.pushedOrganizations.has(organization);
     if (changed && read && watch.polling) this.tell(watch, { from: this.replica, value });
     for (const subscriber of watch.subscribers) {
       if (!changed && subscriber.current) continue;

@@ -562,6 +562,8 @@ builder.subscriptionField('spaceContentUpdated', (t) =>
           return space;
         },
         (space) => space.revision,
+        // Each new current revision is a `space_content_updated` event of the space's organization.
+        (space) => space.organization,
       );
     },
     resolve: (space, _args, ctx, info) => {

@@ -11,7 +11,7 @@ import { attachLoaders, clearLoaders } from './loaders.js';
 /**
  * The events of a subscription field: each version of what `read` makes of the upstream, as the
  * caller reads it (see `LiveHub.watch`: one poll per resource and caller, however many
- * subscribers). The first event resolves with the subscription's own context, whose counts hold
+ * subscribers; `pushedIn` names the organization whose platform events report its changes). The first event resolves with the subscription's own context, whose counts hold
  * the read that started its watch, if it did (its first event's cost, which rate limits charge).
  * Before each later event resolves, the context starts over (new per-request caches, counts, work
  * and byte budget), so that its links read the upstream as it is now and its `extensions.cost`
@@ -23,6 +23,7 @@ export function follow<T>(
   resource: string,
   read: (api: ReadApi) => Promise<T>,
   version?: (value: T) => unknown,
+  pushedIn?: (value: T) => string | undefined,
 ): AsyncIterable<T> {
   if (!ctx.live) throw new GatewayError('INTERNAL_SERVER_ERROR', 'This gateway serves no subscriptions.');
   const versions = ctx.live.watch({
@@ -31,6 +32,7 @@ export function follow<T>(
     caller: callerOf(ctx, ctx.request).budgetKey,
     read,
     version,
+    pushedIn,
     signal: ctx.api.signal,
     usage: ctx.api.usage,
   });
