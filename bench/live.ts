@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createGateway, type Gateway } from '../src/gateway/http/server.js';
+import { registerForEvents } from '../src/gateway/live/event-registration.js';
+import { PLATFORM_EVENTS_PATH } from '../src/gateway/live/events-path.js';
 import { startPlatform, type RunningPlatform } from '../src/platform/server.js';
 import { percentile } from '../test/fixtures/stats.js';
 import { payloadsOf } from '../test/fixtures/incremental.js';
@@ -51,21 +53,37 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(delayMs: number): Promise<Served> {
+/**
+ * The platform and a gateway in this process. With `push`, as `npm start` has them: the platform
+ * delivers its events to the gateway's receiver on loopback (`eventReceivers`), which registered with
+ * the demo admin's token.
+ */
+async function serve(delayMs: number, { push = false } = {}): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-live-'));
-  const platform = await startPlatform({ dataDir, port: 0, delayMs });
+  // Listening first: the platform is told where the receiver is as it starts.
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiverUrl = `${url}${PLATFORM_EVENTS_PATH}`;
+  const platform = await startPlatform({
+    dataDir,
+    port: 0,
+    delayMs,
+    ...(push ? { eventReceivers: [receiverUrl] } : {}),
+  });
   const gateway = createGateway({
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
-    subscriptions: { pollMs: POLL_MS },
+    subscriptions: { pollMs: POLL_MS, ...(SMOKE ? { pushedPollMs: 10 * POLL_MS } : {}) },
   });
-  const server: Server = createServer(gateway.handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.on('request', gateway.handle);
+  const token = Object.values(platform.tokens)[0]!;
+  if (push) gateway.receiveEvents(await registerForEvents({ client: gateway.client, token, receiverUrl }));
   return {
     platform,
     gateway,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    token: Object.values(platform.tokens)[0]!,
+    url,
+    token,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -275,7 +293,103 @@ async function subscriptions(): Promise<void> {
   }
 }
 
+/**
+ * The platform's events pushed to the gateway (issue 36): a merge made on the platform itself, not
+ * through the gateway, then the time until each of 100 subscribers has its revision; and the upstream
+ * requests per minute of 100 subscribers of a space whose events the gateway takes (polled every
+ * `SUBSCRIPTION_PUSHED_POLL_MS`, 30 s, as a safety net).
+ */
+async function pushed(): Promise<void> {
+  const served = await serve(0, { push: true });
+  try {
+    const { createSpace } = await gql(
+      served,
+      `mutation { createSpace(input: { organizationId: "acme", title: "Pushed" }) { space { platformId } } }`,
+    );
+    const followed = createSpace.space.platformId as string;
+    const subs = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        subscribe(served.url, CONTENT, { token: served.token, variables: { id: followed } }),
+      ),
+    );
+    await Promise.all(subs.map((sub) => sub.next()));
+    // The installations' own events, sent before the gateway had their secrets, are retried by now.
+    await settledDeliveries(served);
+    const window = SMOKE ? 5 * POLL_MS : 60_000;
+    served.platform.app.stats.reset();
+    await sleep(window);
+    const perMinute = (served.platform.app.stats.count * 60_000) / window;
+    const merges = SMOKE ? 2 : 20;
+    const latencies: number[] = [];
+    const slowest: number[] = [];
+    for (let merge = 0; merge < merges; merge += 1) {
+      const { createChangeRequest } = await gql(
+        served,
+        `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Bench" }) { changeRequest { id platformId } } }`,
+        { id: followed },
+      );
+      const changeRequest = createChangeRequest.changeRequest;
+      await gql(
+        served,
+        `mutation ($id: ID!, $md: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $md } }] }) { edits { pageId } } }`,
+        { id: changeRequest.id, md: `# Page ${merge}\n\nText.` },
+      );
+      await sleep(Math.random() * POLL_MS);
+      // Merged on the platform, as another client of the API would: only its event tells the gateway.
+      const response = await fetch(
+        `${served.platform.url}/spaces/${followed}/change-requests/${changeRequest.platformId}/merge`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${served.token}` },
+        },
+      );
+      assert.equal(response.status, 200);
+      const { revision } = (await response.json()) as { revision: string };
+      const merged = performance.now();
+      const arrivals = await Promise.all(
+        subs.map(async (sub) => {
+          const event = await sub.next(within(3_000));
+          assert.equal(event.data.spaceContentUpdated.platformId, revision);
+          return performance.now() - merged;
+        }),
+      );
+      latencies.push(...arrivals);
+      slowest.push(Math.max(...arrivals));
+    }
+    for (const sub of subs) sub.close();
+    console.log(`\n## Pushed by the platform's events: 100 subscribers of one space, one token\n`);
+    console.log(
+      `Upstream requests per minute while nothing changes: ${perMinute.toFixed(1)} (polled: 30 at SUBSCRIPTION_POLL_MS 2000).\n`,
+    );
+    console.log(`| merge on the platform → event, 100 subscribers, ${merges} merges | median ms | p99 ms | max ms |`);
+    console.log('|---|---:|---:|---:|');
+    console.log(
+      `| each subscriber | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
+    );
+    console.log(
+      `| the last of the 100, per merge | ${ms(percentile(slowest, 50))} | ${ms(percentile(slowest, 99))} | ${ms(Math.max(...slowest))} |`,
+    );
+    console.log('| target (issue 36) | ≤ 100 | ≤ 300 | |');
+  } finally {
+    await served.close();
+  }
+}
+
+/** Waits until the platform has no event of the gateway's integration left to deliver. */
+async function settledDeliveries(served: Served): Promise<void> {
+  for (;;) {
+    const answer = await served.platform.app.inject({
+      method: 'GET',
+      url: '/v1/integrations/graphql-gateway/events?limit=100',
+      headers: { authorization: `Bearer ${served.token}` },
+    });
+    if (!answer.json().items.some((event: { status: string }) => event.status === 'pending')) return;
+    await sleep(50);
+  }
+}
+
 console.log(`# bench/live.ts, Node ${process.version}, ${cpus().length} CPUs${SMOKE ? ', smoke run' : ''}`);
 await deferred();
 await subscriptions();
+await pushed();
 console.log('\nbench/live.ts done.');

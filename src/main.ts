@@ -2,7 +2,7 @@ import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './cluster/ports.js';
 import { loadConfigOrExit } from './config.js';
-import { PLATFORM_EVENTS_PATH } from './gateway/live/events-path.js';
+import { localReceiverUrl } from './gateway/live/events-path.js';
 import { superviseEmbeddedPlatform, superviseGateway, type ReadyMessage } from './supervisor.js';
 
 // The gateway and the platform load a few hundred modules at each start: compiled by V8 once and
@@ -37,7 +37,7 @@ let platformReady: ReadyMessage | undefined;
  * before either starts (the platform accepts that one URL on loopback, `PLATFORM_EVENT_RECEIVERS`).
  */
 const gatewayPort = config.PORT || (config.UPSTREAM_URL ? 0 : await freePort());
-const receiverUrl = `http://${loopbackHost(config.HOST)}:${gatewayPort}${PLATFORM_EVENTS_PATH}`;
+const receiverUrl = localReceiverUrl(config.HOST, gatewayPort);
 
 const gateway = superviseGateway(config, {
   port: gatewayPort,
@@ -123,13 +123,6 @@ if (!quiet) {
   // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
   if (platformReady?.demoTokensFile)
     console.log(`Demo tokens (the first is an admin of every demo organization): ${platformReady.demoTokensFile}`);
-}
-
-/** The address a process of this machine reaches the gateway at, listening on `host`. */
-function loopbackHost(host: string): string {
-  if (host === '0.0.0.0' || host === 'localhost' || host.startsWith('127.')) return '127.0.0.1';
-  if (host === '::' || host === '::1') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** A URL as it may be printed: no user info, query or fragment, where credentials go. */

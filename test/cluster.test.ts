@@ -38,15 +38,19 @@ const CLUSTER_GUARD_MS = 300_000;
 // start from the bundles, not through tsx, each a second or more of compiling the sources.
 const { startCluster } = await importBuilt<typeof import('../src/cluster/cluster.js')>('cluster/cluster.js');
 
+/** The balancer's port, chosen first: the platform delivers its events there. */
+let balancerPort: number;
+
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  balancerPort = await freePort();
+  platform = await startTestPlatform({ eventReceivers: [`http://127.0.0.1:${balancerPort}/platform-events`] });
   // Read once: the mutations of the load below rename it.
   spaceId = platform.spaceId('Getting started');
   dir = mkdtempSync(join(tmpdir(), 'gateway-cluster-'));
   basePort = await freePorts(3);
   redisPort = await freePort();
   const config = loadConfig({
-    PORT: String(await freePort()),
+    PORT: String(balancerPort),
     UPSTREAM_URL: platform.url,
     CLUSTER_REPLICAS: '3',
     CLUSTER_BASE_PORT: String(basePort),
@@ -58,7 +62,14 @@ beforeAll(async () => {
     dir,
     log: (line) => log.push(line),
     // The load below spends one token's budget many times over: the limits have tests of their own.
-    env: { LOG_LEVEL: 'error', RESPONSE_CACHE_TTL_MS: '60000', RATE_LIMIT_POINTS: '0' },
+    env: {
+      LOG_LEVEL: 'error',
+      RESPONSE_CACHE_TTL_MS: '60000',
+      RATE_LIMIT_POINTS: '0',
+      // Each replica registers for the platform's events, delivered through the balancer to any of them.
+      UPSTREAM_EVENTS_URL: `http://127.0.0.1:${balancerPort}/platform-events`,
+      UPSTREAM_EVENTS_TOKEN: platform.adminToken,
+    },
   });
 }, CLUSTER_GUARD_MS);
 
@@ -227,6 +238,49 @@ describe('replicas behind HAProxy', () => {
       expect(server.status).toBe('UP');
       expect(server.requests).toBeGreaterThan(before.find((s) => s.name === server.name)!.requests);
     }
+  });
+
+  it("takes the platform's events through the balancer: any replica's delivery forgets what every replica cached", async () => {
+    const [a, b] = cluster.replicas;
+    const ask = async (port: number, query: string) => {
+      const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { authorization: authorization(), 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      return (await response.json()) as any;
+    };
+    const created = await ask(
+      a!.port,
+      'mutation { createSpace(input: { organizationId: "acme", title: "Pushed" }) { space { platformId } } }',
+    );
+    const pushed = created.data.createSpace.space.platformId as string;
+    const opened = await ask(
+      a!.port,
+      `mutation { createChangeRequest(input: { spaceId: "${pushed}", subject: "A page" }) { changeRequest { id platformId } } }`,
+    );
+    const changeRequest = opened.data.createChangeRequest.changeRequest;
+    await ask(
+      a!.port,
+      `mutation { editChangeRequestContent(input: { changeRequestId: "${changeRequest.id}", changes: [{ insertPage: { markdown: "# Pushed" } }] }) { edits { pageId } } }`,
+    );
+    const query = `{ space(id: "${pushed}") { revisionId } }`;
+    const before = await ask(a!.port, query);
+    expect((await ask(b!.port, query)).extensions.responseCache).toEqual({ hit: true });
+    const merged = await platform.api('POST', `/spaces/${pushed}/change-requests/${changeRequest.platformId}/merge`);
+    expect(merged.status).toBe(200);
+    // Delivered once a replica answered, which it does after the entries are gone from Redis; a
+    // delivery that came before its replica registered is refused, and the platform tries again.
+    await until(async () => {
+      const { body } = await platform.api('GET', '/integrations/graphql-gateway/events');
+      return (body.items as Array<{ status: string; payload: { revisionId?: string } }>).some(
+        (event) => event.payload.revisionId === merged.body.revision && event.status === 'success',
+      );
+    });
+    const after = await ask(b!.port, query);
+    expect(after.extensions.responseCache.hit).toBe(false);
+    expect(after.data.space.revisionId).toBe(merged.body.revision);
+    expect(after.data.space.revisionId).not.toBe(before.data.space.revisionId);
   });
 
   it('loses no read when a replica is killed (kill -9) under load', { timeout: CLUSTER_GUARD_MS }, async () => {

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { superviseEmbeddedPlatform, superviseGateway, type Supervisor } from '../supervisor.js';
 import { balancerConfig, startBalancer, type Balancer, type ServerState } from './haproxy.js';
 import { assertFree, freePort } from './ports.js';
+import { localReceiverUrl } from '../gateway/live/events-path.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 /** Options of `startCluster`. */
@@ -72,17 +73,38 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
     let upstreamUrl = config.UPSTREAM_URL;
     let platform: Supervisor | undefined;
     let demoTokensFile: string | undefined;
+    // The embedded platform delivers its events to the balancer, which hands them to any replica.
+    const receiverUrl = config.PORT === 0 ? undefined : localReceiverUrl(config.HOST, config.PORT);
+    let eventsToken: string | undefined;
     if (!upstreamUrl) {
-      platform = superviseEmbeddedPlatform(config, log);
+      platform = superviseEmbeddedPlatform(
+        config,
+        log,
+        {},
+        receiverUrl
+          ? {
+              ...process.env,
+              PLATFORM_EVENT_RECEIVERS: [process.env.PLATFORM_EVENT_RECEIVERS, receiverUrl].filter(Boolean).join(','),
+            }
+          : process.env,
+      );
       started.push(platform);
       const ready = await platform.start();
       upstreamUrl = ready.url;
       demoTokensFile = ready.demoTokensFile;
+      eventsToken = Object.values(ready.demoTokens ?? {})[0];
     }
     const gatewayEnv: NodeJS.ProcessEnv = {
       ...process.env,
       // Operation logs of every replica would interleave on one terminal: warnings and errors only, unless set.
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // Each replica registers with the demo admin's token (the same installations: the same secrets).
+      ...(receiverUrl && eventsToken
+        ? {
+            UPSTREAM_EVENTS_URL: process.env.UPSTREAM_EVENTS_URL ?? receiverUrl,
+            UPSTREAM_EVENTS_TOKEN: process.env.UPSTREAM_EVENTS_TOKEN ?? eventsToken,
+          }
+        : {}),
       ...env,
       HOST: '127.0.0.1',
       UPSTREAM_URL: upstreamUrl,

@@ -8,7 +8,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../src/gate
 import { BYTES_PER_POINT } from '../../src/gateway/gateway-work.js';
 import { parsedDocumentCache } from '../../src/gateway/policy/limits.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
-import { memoryResponseCache, memoryStore } from '../../src/gateway/state/memory.js';
+import { memoryClaims, memoryResponseCache, memoryStore } from '../../src/gateway/state/memory.js';
 import { ENTRY_OVERHEAD_BYTES } from '../../src/gateway/state/store.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
@@ -205,6 +205,26 @@ describe('registered persisted queries', () => {
     expect(registering.upstream).toBe(1);
     expect(registering.body.extensions.responseCache).toBeUndefined();
     expect(await known(gateway, document)).toBe(true);
+  });
+});
+
+describe("the platform's deliveries already taken", () => {
+  it('remembers a flood of claims within its bytes, the oldest going first, each still refused while kept', async () => {
+    const claims = memoryClaims({ maxBytes: 64 * KiB });
+    for (let i = 0; i < 100_000; i += 1) expect(await claims.claim(`signature:${i}`, 600_000)).toBe(true);
+    expect(claims.bytes).toBeLessThanOrEqual(64 * KiB);
+    expect(claims.bytes).toBeGreaterThan(60 * KiB);
+    // The newest are still refused; the oldest were forgotten to stay within the bytes.
+    expect(await claims.claim('signature:99999', 600_000)).toBe(false);
+    expect(await claims.claim('signature:0', 600_000)).toBe(true);
+  });
+
+  it('takes a key again once its claim ended', async () => {
+    const claims = memoryClaims({ maxBytes: 64 * KiB });
+    expect(await claims.claim('event:1', 1)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await claims.claim('event:1', 60_000)).toBe(true);
+    expect(await claims.claim('event:1', 60_000)).toBe(false);
   });
 });
 

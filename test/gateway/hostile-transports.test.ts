@@ -404,6 +404,75 @@ describe('bodies of /graphql/stream', () => {
   });
 });
 
+describe("the platform's deliveries at /platform-events", () => {
+  /** Headers of a delivery of a known installation, signed now with a made-up MAC: only the body can tell. */
+  const signedHeaders = () => ({
+    'content-type': 'multipart/form-data; boundary=x',
+    'x-gitbook-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'ab'.repeat(32)}`,
+    'x-gitbook-installation-id': 'installation',
+    'x-gitbook-event-id': 'event',
+    'x-gitbook-event-type': 'space_content_updated',
+  });
+  const known = { secrets: new Map([['installation', 'f'.repeat(64)]]), organizations: [] };
+
+  it.each([
+    ['with its content-length', true],
+    ['without content-length', false],
+  ])('answers a 100 MB delivery %s 413, reading no further than MAX_REQUEST_BYTES', async (_, declared) => {
+    await withServer({}, {}, async ({ gateway, url }) => {
+      gateway.receiveEvents(known);
+      const answer = await postHuge(`${url}/platform-events`, { bytes: 100 * MB, declared, headers: signedHeaders() });
+      expect(answer.status).toBe(413);
+      expect(answer.body.errors[0].extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        reason: 'PAYLOAD_TOO_LARGE',
+        limit: 1024 * 1024,
+      });
+      expect(answer.written / MB).toBeLessThan(32);
+      expect(answer.peak / MB).toBeLessThan(32);
+    });
+  });
+
+  it('refuses a delivery without a signature, or of an installation it does not know, before reading its body', async () => {
+    await withServer({}, {}, async ({ gateway, url }) => {
+      gateway.receiveEvents(known);
+      const { 'x-gitbook-signature': _, ...unsigned } = signedHeaders();
+      for (const [headers, reason] of [
+        [unsigned, 'SIGNATURE_MISSING'],
+        [{ ...signedHeaders(), 'x-gitbook-installation-id': 'another' }, 'UNKNOWN_INSTALLATION'],
+      ] as const) {
+        const answer = await postHuge(`${url}/platform-events`, { bytes: 100 * MB, declared: false, headers });
+        expect(answer.status).toBe(401);
+        expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAUTHENTICATED', reason });
+        expect(answer.written / MB).toBeLessThan(32);
+      }
+    });
+  });
+
+  it('acts on none of a thousand forged deliveries: no upstream request', async () => {
+    await withServer({}, {}, async ({ gateway, url }) => {
+      gateway.receiveEvents(known);
+      const body = `--x\r\nContent-Disposition: form-data; name="event"\r\n\r\n{"type":"space_content_updated","spaceId":"s"}\r\n--x--\r\n`;
+      platform.app.stats.reset();
+      const statuses = new Set<number>();
+      for (let sent = 0; sent < 1000; sent += 50) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            fetch(`${url}/platform-events`, { method: 'POST', headers: signedHeaders(), body }),
+          ),
+        );
+        for (const answer of answers) statuses.add(answer.status);
+      }
+      expect([...statuses]).toEqual([401]);
+      expect(platform.app.stats.count).toBe(0);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain(
+        'graphql_gateway_platform_events_total{type="space_content_updated",outcome="bad_signature"} 1000',
+      );
+    });
+  });
+});
+
 describe('persisted-only on /graphql/stream', () => {
   const LANE = 'query Lane { viewer { email } }';
 

@@ -101,6 +101,29 @@ describe('state shared through Redis', () => {
     expect((await run(b, { query: SPACE, variables: { id } })).upstream).toBe(0);
   });
 
+  it("claims a delivery of the platform's events once for every replica, and on its own replica while Redis is down", async () => {
+    const replicas = [redisState(redis.url), redisState(redis.url)];
+    try {
+      await until(() => replicas.every((state) => state.connected()));
+      const [one, two] = replicas.map((state) => state.claims('platform-event:', { maxBytes: 64 * 1024 }));
+      const key = `signature:${Math.random()}`;
+      // At once on both replicas: exactly one takes it.
+      const taken = await Promise.all([one!.claim(key, 60_000), two!.claim(key, 60_000)]);
+      expect(taken.sort()).toEqual([false, true]);
+      expect(await one!.claim(key, 60_000)).toBe(false);
+      await redis.stop();
+      await until(async () => !(await sharedStateUp(a)));
+      const offline = `event:${Math.random()}`;
+      expect(await one!.claim(offline, 60_000)).toBe(true);
+      // This replica remembers it; another cannot know while Redis is away.
+      expect(await one!.claim(offline, 60_000)).toBe(false);
+    } finally {
+      if (redis.pid === undefined) await redis.start();
+      await Promise.all(replicas.map((state) => state.close()));
+    }
+    await until(async () => (await sharedStateUp(a)) && (await sharedStateUp(b)));
+  });
+
   it('answers while Redis stalls, and forgets after it what a mutation changed meanwhile', async () => {
     const id = spaceIds.Decisions!;
     const title = async (gateway: Gateway) => {

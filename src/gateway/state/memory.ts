@@ -155,13 +155,22 @@ export function memoryStore(bounds: MemoryStoreBounds): MemoryStore {
   };
 }
 
+/** Claims in memory, and what they hold now. */
+export interface MemoryClaims extends Claims {
+  /** Bytes of the claims kept (keys and `ENTRY_OVERHEAD_BYTES` each). */
+  readonly bytes: number;
+}
+
 /**
  * Claims in this process's memory, bounded: past `maxBytes`, the claims made least recently go
  * first (each weighs its key and `ENTRY_OVERHEAD_BYTES`).
  */
-export function memoryClaims(bounds: StoreBounds): Claims {
+export function memoryClaims(bounds: StoreBounds): MemoryClaims {
   const ends = new RecentBytes<string, number>(bounds.maxBytes);
   return {
+    get bytes() {
+      return ends.bytes;
+    },
     async claim(key, ttlMs) {
       const now = Date.now();
       if ((ends.get(key) ?? 0) > now) return false;
