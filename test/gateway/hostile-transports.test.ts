@@ -449,6 +449,30 @@ describe("the platform's deliveries at /platform-events", () => {
     });
   });
 
+  it("spends a point of the address's budget per refused delivery, and refuses the address at once once it is spent", async () => {
+    await withServer({ rateLimits: { points: 5, windowMs: 60_000, failOpen: false } }, {}, async ({ gateway, url }) => {
+      gateway.receiveEvents(known);
+      const forged = () => fetch(`${url}/platform-events`, { method: 'POST', headers: signedHeaders(), body: 'x' });
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 7; sent += 1) statuses.push((await forged()).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      const refused = await forged();
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await refused.json()).errors[0].extensions).toEqual({
+        code: 'RATE_LIMITED',
+        reason: 'ADDRESS_BUDGET_SPENT',
+      });
+      // Its anonymous GraphQL requests share that budget: spent too.
+      const graphql = await fetch(
+        `${url}/graphql?query=${encodeURIComponent('{ organization(id: "acme") { title } }')}`,
+        {
+          headers: { 'x-graphql-csrf': '1' },
+        },
+      );
+      expect(graphql.status).toBe(429);
+    });
+  });
+
   it('acts on none of a thousand forged deliveries: no upstream request', async () => {
     await withServer({}, {}, async ({ gateway, url }) => {
       gateway.receiveEvents(known);

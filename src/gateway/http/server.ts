@@ -340,6 +340,15 @@ export function createGateway(options: GatewayOptions): Gateway {
           : {}),
         claims: state.claims('platform-event:', { maxBytes: PLATFORM_EVENT_CLAIMS_BYTES }),
         maxBytes: limits.maxRequestBytes,
+        ...(options.rateLimits && options.rateLimits.points > 0
+          ? {
+              refusals: {
+                budgets: state.budgets,
+                points: options.rateLimits.points,
+                windowMs: options.rateLimits.windowMs,
+              },
+            }
+          : {}),
         onDelivery: metrics.platformEvent,
       }),
       // Before any plugin that keeps a record per operation: each operation of a batch is known as one.

@@ -3,7 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { readBounded, tooLarge } from '../policy/limits.js';
-import type { Claims } from '../state/store.js';
+import { callerOf } from '../state/caller.js';
+import type { Budgets, Claims } from '../state/store.js';
 import type { LiveHub } from './hub.js';
 
 import { PLATFORM_EVENTS_PATH } from './events-path.js';
@@ -26,7 +27,8 @@ export type DeliveryOutcome =
   | 'bad_signature'
   | 'replayed'
   | 'too_large'
-  | 'malformed';
+  | 'malformed'
+  | 'rate_limited';
 
 /** Options of `usePlatformEvents`. */
 export interface PlatformEventsOptions {
@@ -41,6 +43,12 @@ export interface PlatformEventsOptions {
   maxBytes: number;
   /** @default DEFAULT_TOLERANCE_SECONDS */
   toleranceSeconds?: number;
+  /**
+   * The budgets of client addresses, when rate limits are on: each refused delivery spends a point
+   * of its address's budget (that of its callers without a token), and an address that spent it is
+   * refused at once (429), before any signature is computed. Deliveries taken cost nothing.
+   */
+  refusals?: { budgets: Budgets; points: number; windowMs: number };
   /** Hears what became of each delivery (metrics): its type when the gateway acts on that type, else `other`. */
   onDelivery?: (type: string, outcome: DeliveryOutcome) => void;
 }
@@ -67,15 +75,43 @@ const eventField = z.looseObject({ type: z.string().max(100), spaceId: z.string(
 export function usePlatformEvents(options: PlatformEventsOptions): Plugin {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   return {
-    onRequest({ url, request, endResponse }) {
+    onRequest({ url, request, serverContext, endResponse }) {
       if (url.pathname !== PLATFORM_EVENTS_PATH) return;
       if (request.method !== 'POST')
         return endResponse(
           refusal(405, 'BAD_USER_INPUT', 'METHOD_NOT_ALLOWED', 'Events are delivered with POST', { allow: 'POST' }),
         );
-      return receive(request, options, tolerance).then(endResponse);
+      return receiveWithin(request, serverContext, options, tolerance).then(endResponse);
     },
   };
+}
+
+/** `receive`, charged to the address's budget when it is refused (see `PlatformEventsOptions.refusals`). */
+async function receiveWithin(
+  request: Request,
+  serverContext: object,
+  options: PlatformEventsOptions,
+  tolerance: number,
+): Promise<Response> {
+  const address = options.refusals && callerOf(serverContext, request).addressKey('anonymous');
+  if (!options.refusals || !address) return receive(request, options, tolerance);
+  const { budgets, points, windowMs } = options.refusals;
+  const look = await budgets.take(address, 0, points, windowMs);
+  // Nothing left is enough (a look is admitted until the budget is overspent).
+  if (look && (!look.admitted || look.used >= points)) {
+    options.onDelivery?.('other', 'rate_limited');
+    const retryAfter = Math.max(1, Math.ceil((look.resetAt - Date.now()) / 1000));
+    return refusal(
+      429,
+      'RATE_LIMITED',
+      'ADDRESS_BUDGET_SPENT',
+      `This address spent its ${points} points on refused requests until ${new Date(look.resetAt).toISOString()}`,
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+  const response = await receive(request, options, tolerance);
+  if (look && response.status >= 400) await budgets.adjust(address, 1, look.resetAt);
+  return response;
 }
 
 async function receive(request: Request, options: PlatformEventsOptions, tolerance: number): Promise<Response> {
