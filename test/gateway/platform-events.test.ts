@@ -138,6 +138,19 @@ describe('registration', () => {
     expect(read.body.space_selection).toBe('all');
   });
 
+  it('sends the events of its own installing nowhere: no delivery refused for want of a secret', async () => {
+    const { body } = await platform.api('GET', '/integrations/graphql-gateway/events', { query: { limit: 100 } });
+    const installing = (body.items as Array<{ id: string; payload: { type: string } }>).filter(
+      (event) => event.payload.type === 'installation_setup',
+    );
+    expect(installing.length).toBeGreaterThanOrEqual(registration.organizations.length);
+    for (const event of installing) {
+      const { body: read } = await platform.api('GET', `/integrations/graphql-gateway/events/${event.id}`);
+      const lines = (read.trace.logs as Array<{ message: string }>).map((log) => log.message).join('\n');
+      expect(lines).not.toMatch(/answered 401/);
+    }
+  });
+
   it('keeps the installations it made when it registers again', async () => {
     const again = await registerForEvents({
       client: gateway.client,

@@ -37,7 +37,7 @@ const owned = z.looseObject({ owner: z.looseObject({ id: z.string() }) });
  * Makes the platform deliver its events to the gateway, through its REST API alone (so any
  * implementation of it will do): publishes the integration `integration` with the receiver as its
  * `endpoint` (owned by the organization that already owns it, else the first one the token may
- * publish in), installs it on every organization of the token's user that the token administers,
+ * publish in, then with the endpoint once installed), installs it on every organization of the token's user that the token administers,
  * with `space_selection: all` (every space, those made later too), and reads each installation's
  * signing secret. Publishing again at each start keeps the endpoint current (a new version of the
  * same definition). Idempotent: an installation that exists is kept.
@@ -46,7 +46,11 @@ export async function registerForEvents(options: EventRegistrationOptions): Prom
   const name = options.integration ?? DEFAULT_EVENTS_INTEGRATION;
   const call = caller(options.client, `Bearer ${options.token}`);
   const organizations = await allOrganizations(call);
-  await publish(call, name, organizations, options.receiverUrl);
+  const existing = await ownerOf(call, name);
+  // A new integration gets its endpoint once installed: the events of its installing, which the
+  // receiver (not knowing their secrets yet) would refuse and the platform retry ahead of every
+  // later event of the installation, are recorded with nothing to deliver.
+  const owner = await publish(call, name, existing ? [existing] : organizations, existing && options.receiverUrl);
   const installed = new Map<string, string>();
   for (const installation of await listAll(call, op.listIntegrationInstallations, { integrationName: name }))
     installed.set(installation.target.organization, installation.id);
@@ -74,20 +78,33 @@ export async function registerForEvents(options: EventRegistrationOptions): Prom
       registration.skipped.push({ organization, reason: error.message });
     }
   }
+  if (!existing) await publish(call, name, [owner], options.receiverUrl);
   return registration;
 }
 
-/** Publishes the integration with the receiver as its endpoint, in its owner organization (or the first that may). */
-async function publish(call: Call, integrationName: string, candidates: string[], endpoint: string): Promise<void> {
+/** The organization that owns the integration `integrationName`, or undefined when it is not published. */
+async function ownerOf(call: Call, integrationName: string): Promise<string | undefined> {
   const existing = await call(op.getIntegrationByName, { integrationName }).catch((error: unknown) => {
     if (error instanceof GatewayError && error.code === 'NOT_FOUND') return undefined;
     throw error;
   });
-  const owners = existing ? [owned.parse(existing).owner.id] : candidates;
+  return existing && owned.parse(existing).owner.id;
+}
+
+/**
+ * Publishes the integration, with `endpoint` when given, in the first of `owners` that lets the token
+ * (its owner organization, or the first of the token's that may): answers that organization.
+ */
+async function publish(
+  call: Call,
+  integrationName: string,
+  owners: string[],
+  endpoint: string | undefined,
+): Promise<string> {
   for (const organization of owners) {
     try {
       await call(op.publishIntegration, { integrationName }, publication(organization, endpoint));
-      return;
+      return organization;
     } catch (error) {
       if (!(error instanceof GatewayError) || error.code !== 'FORBIDDEN') throw error;
     }
@@ -99,7 +116,7 @@ async function publish(call: Call, integrationName: string, candidates: string[]
 }
 
 /** The integration as published: a receiver of events that runs no code on the platform. */
-function publication(organization: string, endpoint: string): object {
+function publication(organization: string, endpoint: string | undefined): object {
   return {
     organization,
     title: 'GraphQL gateway',
@@ -108,7 +125,7 @@ function publication(organization: string, endpoint: string): object {
     script: '// Events are delivered to the gateway endpoint.',
     scopes: ['space:content:read', 'space:metadata:read'],
     visibility: 'unlisted',
-    endpoint,
+    ...(endpoint ? { endpoint } : {}),
   };
 }
 
