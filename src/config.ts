@@ -39,6 +39,29 @@ function receiverOf(entry: string): string | undefined {
 }
 
 /**
+ * A comma-separated list, each entry read by `read` (undefined: refused, naming it as not `what`,
+ * with an example), kept once each in the form `read` gives; credentials in a refused entry are
+ * not repeated.
+ */
+function commaList(read: (entry: string) => string | undefined, what: string, example: string) {
+  return z.string().transform((value, ctx) => {
+    const entries: string[] = [];
+    for (const entry of value.split(',').map((item) => item.trim())) {
+      const parsed = read(entry);
+      if (parsed === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry.slice(0, 100).replace(/\/\/[^/]*@/, '//***@')}" is not ${what}: write each as ${example}`,
+        });
+        return z.NEVER;
+      }
+      if (!entries.includes(parsed)) entries.push(parsed);
+    }
+    return entries;
+  });
+}
+
+/**
  * Every setting the project reads from the environment, parsed in one place.
  * The README's settings table lists the same names and defaults.
  */
@@ -141,24 +164,11 @@ export const configSchema = z.object({
    * receiver of events on this machine. Each exactly as written, query included; no other URL is let
    * through by them, and PLATFORM_ALLOW_PRIVATE_URLS stays off. Unset, none.
    */
-  PLATFORM_EVENT_RECEIVERS: z
-    .string()
-    .transform((value, ctx) => {
-      const receivers: string[] = [];
-      for (const entry of value.split(',').map((item) => item.trim())) {
-        const receiver = receiverOf(entry);
-        if (receiver === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${entry.slice(0, 100).replace(/\/\/[^/]*@/, '//***@')}" is not a receiver: write each as an absolute http or https URL without credentials or fragment, such as http://127.0.0.1:4000/platform-events`,
-          });
-          return z.NEVER;
-        }
-        if (!receivers.includes(receiver)) receivers.push(receiver);
-      }
-      return receivers;
-    })
-    .optional(),
+  PLATFORM_EVENT_RECEIVERS: commaList(
+    receiverOf,
+    'a receiver',
+    'an absolute http or https URL without credentials or fragment, such as http://127.0.0.1:4000/platform-events',
+  ).optional(),
   /**
    * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and
    * private or loopback addresses (`1`): for local demos and tests. Otherwise only `https://`
@@ -376,24 +386,7 @@ export const configSchema = z.object({
    * their token as `Authorization`). Unset, no CORS header at all: only same-origin pages and
    * clients that are not browsers read the answers.
    */
-  CORS_ORIGINS: z
-    .string()
-    .transform((value, ctx) => {
-      const origins: string[] = [];
-      for (const entry of value.split(',').map((item) => item.trim())) {
-        const origin = originOf(entry);
-        if (origin === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${entry.slice(0, 100).replace(/\/\/[^/]*@/, '//***@')}" is not an origin: write each as scheme://host[:port], such as https://app.example.com`,
-          });
-          return z.NEVER;
-        }
-        if (!origins.includes(origin)) origins.push(origin);
-      }
-      return origins;
-    })
-    .optional(),
+  CORS_ORIGINS: commaList(originOf, 'an origin', 'scheme://host[:port], such as https://app.example.com').optional(),
   /**
    * Refuse a GraphQL request a browser may send from any site without a preflight (a GET, or a
    * POST of `text/plain`, a form or multipart) unless it carries a header that shows it was
