@@ -73,6 +73,7 @@ describe('GraphiQL', () => {
       expect(compressed.headers.get('content-encoding')).toBe('br');
       expect(compressed.headers.get('etag')).toBe(tag);
       expect(compressed.headers.get('cache-control')).toBe('no-cache');
+      expect(compressed.headers.get('vary')).toBe('accept-encoding');
       expect(brotliDecompressSync(Buffer.from(await compressed.arrayBuffer())).toString()).toBe(html);
       // Revalidated, as a browser sends it (a tag a proxy weakened or not, among others), it is not sent again.
       for (const sent of [tag, tag.slice(2), `"other", ${tag}`]) {
@@ -81,6 +82,7 @@ describe('GraphiQL', () => {
         expect(Object.fromEntries(revalidated.headers)).toEqual({
           etag: tag,
           'cache-control': 'no-cache',
+          vary: 'accept-encoding',
           'x-request-id': expect.any(String),
         });
         expect(await revalidated.text()).toBe('');

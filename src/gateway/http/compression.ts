@@ -58,7 +58,7 @@ export function useCompressedPages(): Plugin {
       }
     }
     const headers = new fetchAPI.Headers(response.headers);
-    headers.append('vary', 'accept-encoding');
+    if (!/\baccept-encoding\b/i.test(headers.get('vary') ?? '')) headers.append('vary', 'accept-encoding');
     let body: Buffer;
     try {
       body = await compressing;

@@ -90,9 +90,12 @@ export class GraphiQLPages {
   }
 }
 
-/** The headers of GraphiQL's page and of its 304: revalidated on each load. */
+/**
+ * The headers of GraphiQL's page and of its 304: revalidated on each load. Its 200 may come
+ * compressed, as `Accept-Encoding` chose: a cache keeps the 304's `Vary` as the 200's (RFC 9110).
+ */
 function pageHeaders(tag: string): Record<string, string> {
-  return { etag: tag, 'cache-control': 'no-cache' };
+  return { etag: tag, 'cache-control': 'no-cache', vary: 'accept-encoding' };
 }
 
 function keyOf(options: GraphiQLOptions): string {
