@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { GatewayLimits } from './gateway/policy/limits.js';
 
@@ -30,11 +31,15 @@ function originOf(entry: string): string | undefined {
 
 /**
  * An entry of `PLATFORM_EVENT_RECEIVERS` as the platform compares it (`href`); undefined for
- * anything but an absolute http(s) URL without credentials or fragment.
+ * anything but an absolute http(s) URL on an IP address or `localhost` (a name another resolver could
+ * point elsewhere would let the platform's connections reach what the operator did not name),
+ * without credentials or fragment.
  */
-function receiverOf(entry: string): string | undefined {
+export function eventReceiverOf(entry: string): string | undefined {
   const url = URL.parse(entry);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) === 0 && host !== 'localhost') return undefined;
   return url.username || url.password || entry.includes('#') ? undefined : url.href;
 }
 
@@ -165,9 +170,9 @@ export const configSchema = z.object({
    * through by them, and PLATFORM_ALLOW_PRIVATE_URLS stays off. Unset, none.
    */
   PLATFORM_EVENT_RECEIVERS: commaList(
-    receiverOf,
+    eventReceiverOf,
     'a receiver',
-    'an absolute http or https URL without credentials or fragment, such as http://127.0.0.1:4000/platform-events',
+    'an absolute http or https URL on an IP address or localhost, without credentials or fragment, such as http://127.0.0.1:4000/platform-events',
   ).optional(),
   /**
    * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and

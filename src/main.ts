@@ -2,7 +2,7 @@ import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './cluster/ports.js';
 import { loadConfigOrExit } from './config.js';
-import { localReceiverUrl } from './gateway/live/events-path.js';
+import { localReceiverUrl, withReceiver } from './gateway/live/events-path.js';
 import { superviseEmbeddedPlatform, superviseGateway, type ReadyMessage } from './supervisor.js';
 
 // The gateway and the platform load a few hundred modules at each start: compiled by V8 once and
@@ -63,10 +63,7 @@ const platform = config.UPSTREAM_URL
         },
         onStatus: (status) => gateway.send({ type: 'upstream-status', process: status }),
       },
-      {
-        ...process.env,
-        PLATFORM_EVENT_RECEIVERS: [process.env.PLATFORM_EVENT_RECEIVERS, receiverUrl].filter(Boolean).join(','),
-      },
+      withReceiver(process.env, receiverUrl),
     );
 
 /** Tells the gateway's process where the embedded platform is, once it is known. */

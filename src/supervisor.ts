@@ -29,6 +29,11 @@ export type ChildMessage =
 
 export type ReadyMessage = Extract<ChildMessage, { type: 'ready' }>;
 
+/** The demo admin's token (an admin of every demo organization): the first of the demo users' tokens. */
+export function demoAdminToken(demoTokens: Record<string, string> | undefined): string | undefined {
+  return demoTokens ? Object.values(demoTokens)[0] : undefined;
+}
+
 /** What `npm start`'s supervisor tells its gateway of the embedded platform, over IPC. */
 export type UpstreamMessage =
   | {

@@ -81,7 +81,7 @@ describe('configuration', () => {
       OPENAPI_REFRESH_HOURS: '0.5',
       CORS_ORIGINS: 'https://App.example.test/, http://localhost:3000,https://app.example.test',
       PLATFORM_EVENT_RECEIVERS:
-        'http://127.0.0.1:4000/platform-events, HTTP://127.0.0.1:4000/platform-events,https://hooks.example.test/in?key=1',
+        'http://127.0.0.1:4000/platform-events, HTTP://127.0.0.1:4000/platform-events,https://10.0.0.5/in?key=1',
     });
     expect(config).toMatchObject({
       PORT: 8080,
@@ -92,7 +92,7 @@ describe('configuration', () => {
       // Origins as browsers write them, once each.
       CORS_ORIGINS: ['https://app.example.test', 'http://localhost:3000'],
       // As the platform compares them (parsed), once each, query kept.
-      PLATFORM_EVENT_RECEIVERS: ['http://127.0.0.1:4000/platform-events', 'https://hooks.example.test/in?key=1'],
+      PLATFORM_EVENT_RECEIVERS: ['http://127.0.0.1:4000/platform-events', 'https://10.0.0.5/in?key=1'],
     });
   });
 
@@ -111,16 +111,17 @@ describe('configuration', () => {
       expect(() => loadConfig({ CORS_ORIGINS: value }), value).toThrow(
         `CORS_ORIGINS: "${shown}" is not an origin: write each as scheme://host[:port], such as https://app.example.com`,
       );
-    // A receiver is an absolute http(s) URL without credentials (never repeated) or fragment.
+    // A receiver is an absolute http(s) URL on an IP address or localhost, without credentials (never repeated) or fragment.
     for (const [value, shown] of [
       ['/platform-events', '/platform-events'],
       ['ftp://127.0.0.1/events', 'ftp://127.0.0.1/events'],
       ['http://127.0.0.1:4000/events#top', 'http://127.0.0.1:4000/events#top'],
       ['http://127.0.0.1:4000/events,', ''],
       ['http://user:secret@127.0.0.1:4000/events', 'http://***@127.0.0.1:4000/events'],
+      ['http://gateway.internal:4000/events', 'http://gateway.internal:4000/events'],
     ])
       expect(() => loadConfig({ PLATFORM_EVENT_RECEIVERS: value }), value).toThrow(
-        `PLATFORM_EVENT_RECEIVERS: "${shown}" is not a receiver: write each as an absolute http or https URL without credentials or fragment, such as http://127.0.0.1:4000/platform-events`,
+        `PLATFORM_EVENT_RECEIVERS: "${shown}" is not a receiver: write each as an absolute http or https URL on an IP address or localhost, without credentials or fragment, such as http://127.0.0.1:4000/platform-events`,
       );
   });
 });

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { superviseEmbeddedPlatform, superviseGateway, type Supervisor } from '../supervisor.js';
+import { demoAdminToken, superviseEmbeddedPlatform, superviseGateway, type Supervisor } from '../supervisor.js';
 import { balancerConfig, startBalancer, type Balancer, type ServerState } from './haproxy.js';
 import { assertFree, freePort } from './ports.js';
-import { localReceiverUrl } from '../gateway/live/events-path.js';
+import { localReceiverUrl, withReceiver } from '../gateway/live/events-path.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 /** Options of `startCluster`. */
@@ -81,18 +81,13 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
         config,
         log,
         {},
-        receiverUrl
-          ? {
-              ...process.env,
-              PLATFORM_EVENT_RECEIVERS: [process.env.PLATFORM_EVENT_RECEIVERS, receiverUrl].filter(Boolean).join(','),
-            }
-          : process.env,
+        receiverUrl ? withReceiver(process.env, receiverUrl) : process.env,
       );
       started.push(platform);
       const ready = await platform.start();
       upstreamUrl = ready.url;
       demoTokensFile = ready.demoTokensFile;
-      eventsToken = Object.values(ready.demoTokens ?? {})[0];
+      eventsToken = demoAdminToken(ready.demoTokens);
     }
     const gatewayEnv: NodeJS.ProcessEnv = {
       ...process.env,

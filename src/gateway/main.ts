@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { limitsFromConfig, loadConfigOrExit } from '../config.js';
-import type { ChildMessage, ProcessStatus, UpstreamMessage } from '../supervisor.js';
+import { type ChildMessage, demoAdminToken, type ProcessStatus, type UpstreamMessage } from '../supervisor.js';
 import { redactSecrets } from './errors.js';
 import { readManifest } from './policy/manifest.js';
 
@@ -76,6 +76,13 @@ const gatewayModules = Promise.all([
   import('pino'),
 ]);
 
+/** How often the registration for events is made again: organizations joined since, installations lost. */
+const EVENTS_REFRESH_MS = 15 * 60_000;
+/** Longest wait before trying a failed registration again (the first waits a second, then twice as long each time). */
+const EVENTS_RETRY_MAX_MS = 5 * 60_000;
+/** The registration for events: whether one succeeded (and published), and the next attempt. */
+const events = { registered: false, retryMs: 1_000, next: undefined as NodeJS.Timeout | undefined };
+
 /** The embedded platform's process as `npm start`'s supervisor last told it (none with `UPSTREAM_URL`). */
 let platformStatus: ProcessStatus | undefined;
 /** What to do each time a platform process is ready again (set once the gateway exists). */
@@ -108,6 +115,11 @@ const supervisor = ready ? { status: () => platformStatus! } : undefined;
 
 // pino is CommonJS: its `default` is the function, however the module is loaded (bundled or not).
 const [{ createGateway }, { serveWebSockets }, { trackInFlight }, { default: pino }] = await gatewayModules;
+/** Unexpected errors, the shared state's comings and goings and the registration for events, as LOG_LEVEL says. */
+const logger = {
+  error: ['fatal', 'silent'].includes(config.LOG_LEVEL) ? () => {} : console.error,
+  info: ['debug', 'info'].includes(config.LOG_LEVEL) ? console.info : () => {},
+};
 const tracing =
   config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
     ? await startTracing()
@@ -127,11 +139,7 @@ const gateway = createGateway({
   },
   upstreamDedupe: config.UPSTREAM_DEDUPE,
   limits: limitsFromConfig(config),
-  // Unexpected errors and the shared state's comings and goings, as LOG_LEVEL says.
-  logger: {
-    error: ['fatal', 'silent'].includes(config.LOG_LEVEL) ? () => {} : console.error,
-    info: ['debug', 'info'].includes(config.LOG_LEVEL) ? console.info : () => {},
-  },
+  logger,
   metricsOnMainPort: config.METRICS_PORT === undefined,
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS
@@ -171,6 +179,7 @@ const gateway = createGateway({
 // installations (a database reset since) are read again.
 onPlatformReady = () => {
   gateway.breaker.reset();
+  events.registered = false;
   void takePlatformEvents();
 };
 
@@ -246,31 +255,38 @@ async function serveMetrics(port: number) {
 /**
  * Registers the gateway with the platform for its events (`UPSTREAM_EVENTS_URL`, with
  * `UPSTREAM_EVENTS_TOKEN` or, from the embedded platform, its demo admin's token), once the receiver
- * listens. A failure leaves subscriptions to their polls, and says so.
+ * listens, then again every `EVENTS_REFRESH_MS` (without publishing again). A failure is tried again
+ * with a growing wait; the last registration that succeeded stays meanwhile, else subscriptions poll.
  */
 async function takePlatformEvents(): Promise<void> {
   const receiverUrl = config.UPSTREAM_EVENTS_URL;
-  const token = config.UPSTREAM_EVENTS_TOKEN ?? Object.values(ready?.demoTokens ?? {})[0];
+  const token = config.UPSTREAM_EVENTS_TOKEN ?? demoAdminToken(ready?.demoTokens);
   if (!receiverUrl || !token) return;
+  clearTimeout(events.next);
   const { registerForEvents } = await import('./live/event-registration.js');
   try {
-    const registration = await registerForEvents({
-      client: gateway.client,
-      token,
-      receiverUrl,
-      integration: config.UPSTREAM_EVENTS_INTEGRATION,
-    });
+    const registration = await registerForEvents(
+      { client: gateway.client, token, receiverUrl, integration: config.UPSTREAM_EVENTS_INTEGRATION },
+      { publish: !events.registered },
+    );
     gateway.receiveEvents(registration);
     const skipped = registration.skipped.map(({ organization }) => organization);
-    if (['debug', 'info'].includes(config.LOG_LEVEL))
-      console.info(
+    if (!events.registered)
+      logger.info(
         `Platform events: pushed to ${redactSecrets(receiverUrl)} from ${registration.organizations.length} organization(s)${skipped.length > 0 ? `; not from ${skipped.join(', ')} (the token administers none of them)` : ''}`,
       );
+    events.registered = true;
+    events.retryMs = 1_000;
+    events.next = setTimeout(() => void takePlatformEvents(), EVENTS_REFRESH_MS).unref();
   } catch (error) {
-    if (!['fatal', 'silent'].includes(config.LOG_LEVEL))
-      console.error(
-        `Platform events: the registration failed (${redactSecrets((error as Error).message)}): subscriptions poll every ${config.SUBSCRIPTION_POLL_MS} ms`,
-      );
+    const meanwhile = events.registered
+      ? 'the last registration stays'
+      : `subscriptions poll every ${config.SUBSCRIPTION_POLL_MS} ms`;
+    logger.error(
+      `Platform events: the registration failed (${redactSecrets((error as Error).message)}): ${meanwhile}; trying again in ${events.retryMs / 1000} s`,
+    );
+    events.next = setTimeout(() => void takePlatformEvents(), events.retryMs).unref();
+    events.retryMs = Math.min(events.retryMs * 2, EVENTS_RETRY_MAX_MS);
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { changesAccess } from '../../src/gateway/cache/response-cache.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { BYTES_PER_POINT } from '../../src/gateway/gateway-work.js';
@@ -220,11 +220,18 @@ describe("the platform's deliveries already taken", () => {
   });
 
   it('takes a key again once its claim ended', async () => {
-    const claims = memoryClaims({ maxBytes: 64 * KiB });
-    expect(await claims.claim('event:1', 1)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await claims.claim('event:1', 60_000)).toBe(true);
-    expect(await claims.claim('event:1', 60_000)).toBe(false);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const claims = memoryClaims({ maxBytes: 64 * KiB });
+      expect(await claims.claim('event:1', 1000)).toBe(true);
+      vi.advanceTimersByTime(999);
+      expect(await claims.claim('event:1', 60_000)).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(await claims.claim('event:1', 60_000)).toBe(true);
+      expect(await claims.claim('event:1', 60_000)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { registerForEvents, type Registration } from '../../src/gateway/live/event-registration.js';
 import { PLATFORM_EVENTS_PATH } from '../../src/gateway/live/platform-events.js';
 import { postGraphQL } from '../fixtures/gateway.js';
+import { addOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { subscribe } from '../fixtures/subscriptions.js';
 import { until } from '../fixtures/wait.js';
@@ -160,16 +161,46 @@ describe('registration', () => {
     expect(again.secrets).toEqual(registration.secrets);
   });
 
-  it('skips the organizations a token does not administer', async () => {
-    const reader = platform.token('finn@acme.test');
-    const skipped = await registerForEvents({
+  it('fails, saying why, for a token that administers no organization', async () => {
+    const refused = await registerForEvents({
       client: gateway.client,
-      token: reader,
+      token: platform.token('finn@acme.test'),
       receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
     }).catch((error: Error) => error);
-    // A member who administers nothing can publish nowhere: the registration says so.
-    expect(skipped).toBeInstanceOf(Error);
-    expect((skipped as Error).message).toContain('needs an admin');
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toContain('needs an admin');
+  });
+
+  it('installs on the organizations the token administers and names those it does not', async () => {
+    const initech = addOrg(platform, { id: 'initech', members: { zed: 'admin' } });
+    addOrg(platform, { id: 'umbrella', members: { uma: 'admin', zed: 'read' }, users: { zed: initech.user('zed') } });
+    const partial = await registerForEvents({
+      client: gateway.client,
+      token: initech.token('zed'),
+      receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
+      integration: 'initech-events',
+    });
+    expect(partial.organizations).toEqual(['initech']);
+    expect(partial.skipped.map(({ organization }) => organization)).toEqual(['umbrella']);
+    expect(partial.secrets.size).toBe(1);
+  });
+
+  it('registers from several replicas at once: one installation per organization, the same secrets for all', async () => {
+    const registrations = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        registerForEvents({
+          client: gateway.client,
+          token: platform.adminToken,
+          receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
+          integration: 'raced-events',
+        }),
+      ),
+    );
+    const [first] = registrations;
+    expect(first!.secrets.size).toBe(registration.organizations.length);
+    for (const other of registrations) expect(other.secrets).toEqual(first!.secrets);
+    const { body } = await platform.api('GET', '/integrations/raced-events/installations');
+    expect(body.count).toBe(registration.organizations.length);
   });
 });
 
@@ -207,9 +238,16 @@ describe('events the platform delivers', () => {
   });
 
   it('counts each delivery by type and outcome', async () => {
+    const [installation, secret] = acmeInstallation();
+    const gitSync = { type: 'space_gitsync_completed', spaceId: 'space-counted', state: 'success' };
+    expect((await deliver(delivery(installation, secret, gitSync))).status).toBe(200);
+    expect((await deliver(delivery(installation, 'f'.repeat(64), gitSync))).status).toBe(401);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(
-      /graphql_gateway_platform_events_total\{type="space_content_updated",outcome="accepted"\} [1-9]/,
+      /graphql_gateway_platform_events_total\{type="space_gitsync_completed",outcome="accepted"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /graphql_gateway_platform_events_total\{type="space_gitsync_completed",outcome="bad_signature"\} [1-9]/,
     );
   });
 });
@@ -252,6 +290,27 @@ describe('polls under the events', () => {
 describe('deliveries refused', () => {
   const event = { type: 'space_content_updated', spaceId: 'any', revisionId: 'r' };
 
+  it('answers 503 until a registration gave it secrets, reading nothing', async () => {
+    const unregistered = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
+    try {
+      const [installation, secret] = acmeInstallation();
+      const sent = delivery(installation, secret, event);
+      const answer = await unregistered.fetch(`http://gateway.test${PLATFORM_EVENTS_PATH}`, {
+        method: 'POST',
+        headers: sent.headers,
+        body: new Uint8Array(sent.body),
+      });
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect((await answer.json()).errors[0].extensions).toEqual({
+        code: 'PRECONDITION_FAILED',
+        reason: 'EVENTS_NOT_READY',
+      });
+    } finally {
+      await unregistered.close();
+    }
+  });
+
   it('refuses a delivery without a signature, of an unknown installation, or signed with another secret', async () => {
     const [installation, secret] = acmeInstallation();
     const signed = delivery(installation, secret, event);
@@ -286,15 +345,39 @@ describe('deliveries refused', () => {
     }
   });
 
-  it('takes a delivery once: the same bytes again, or the same event signed anew, is a replay', async () => {
+  it('refuses the same delivery again, whatever other signatures or event id it is sent with', async () => {
     const [installation, secret] = acmeInstallation();
     const first = delivery(installation, secret, event, { eventId: 'evt-replayed' });
     expect((await deliver(first)).status).toBe(200);
-    const again = await deliver(first);
-    expect(again.status).toBe(409);
-    expect((await again.json()).errors[0].extensions).toEqual({ code: 'CONFLICT', reason: 'EVENT_REPLAYED' });
-    const resigned = delivery(installation, secret, event, { eventId: 'evt-replayed', at: Date.now() + 2000 });
-    expect((await deliver(resigned)).status).toBe(409);
+    const signature = first.headers['x-gitbook-signature']!;
+    const [t, v1] = signature.split(',');
+    for (const headers of [
+      first.headers,
+      { ...first.headers, 'x-gitbook-event-id': 'evt-other' },
+      { ...first.headers, 'x-gitbook-signature': `${t},v1=${'0'.repeat(64)},${v1}` },
+      { ...first.headers, 'x-gitbook-signature': `${t},${v1!.toUpperCase().replace('V1', 'v1')}` },
+    ]) {
+      const again = await deliver({ body: first.body, headers });
+      expect(again.status).toBe(409);
+      expect((await again.json()).errors[0].extensions).toEqual({ code: 'CONFLICT', reason: 'EVENT_REPLAYED' });
+    }
+  });
+
+  it("answers the platform's repeat of an event it took (a new signature, the same event id) 200, acting once", async () => {
+    const [installation, secret] = acmeInstallation();
+    const woken = vi.spyOn(gateway.live, 'wake');
+    try {
+      const spaceEvent = { ...event, spaceId: 'space-repeated' };
+      expect((await deliver(delivery(installation, secret, spaceEvent, { eventId: 'evt-repeated' }))).status).toBe(200);
+      const repeat = await deliver(
+        delivery(installation, secret, spaceEvent, { eventId: 'evt-repeated', at: Date.now() + 1000 }),
+      );
+      expect(repeat.status).toBe(200);
+      expect(await repeat.json()).toEqual({ received: true });
+      expect(woken.mock.calls).toEqual([[['space-repeated']]]);
+    } finally {
+      woken.mockRestore();
+    }
   });
 
   it('refuses a signed body that is not a form with an event, and answers GET with 405', async () => {
@@ -314,19 +397,20 @@ describe('deliveries refused', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 
-  it('acts on nothing it refused: no read of the platform', async () => {
-    const [installation] = acmeInstallation();
-    const { spaceId } = await spaceWithChange('Untouched');
-    const sub = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
-    await sub.next();
-    platform.app.stats.reset();
-    const forged = delivery(installation, 'f'.repeat(64), { ...event, spaceId });
-    expect((await deliver(forged)).status).toBe(401);
-    // A signed delivery after it brings its wake: had the forged one woken the watch, two reads would show.
-    const [, secret] = acmeInstallation();
-    expect((await deliver(delivery(installation, secret, { ...event, spaceId }))).status).toBe(200);
-    await until(() => answersTo(`/spaces/${spaceId}`).length > 0);
-    expect(answersTo(`/spaces/${spaceId}`)).toHaveLength(1);
-    sub.close();
+  it('acts on nothing it refused', async () => {
+    const [installation, secret] = acmeInstallation();
+    const woken = vi.spyOn(gateway.live, 'wake');
+    try {
+      const spaceEvent = { ...event, spaceId: 'space-forged' };
+      const forged = delivery(installation, 'f'.repeat(64), spaceEvent);
+      expect((await deliver(forged)).status).toBe(401);
+      const old = delivery(installation, secret, spaceEvent, { at: Date.now() - 400_000 });
+      expect((await deliver(old)).status).toBe(401);
+      expect(woken).not.toHaveBeenCalled();
+      expect((await deliver(delivery(installation, secret, spaceEvent))).status).toBe(200);
+      expect(woken.mock.calls).toEqual([[['space-forged']]]);
+    } finally {
+      woken.mockRestore();
+    }
   });
 });

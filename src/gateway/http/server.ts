@@ -202,9 +202,10 @@ export interface Gateway {
   /** Its subscriptions: one poller per followed resource and caller. */
   live: LiveHub;
   /**
-   * Takes the platform's events of a registration (`registerForEvents`): `POST /platform-events`
-   * verifies deliveries with its installations' secrets, and the subscriptions its organizations'
-   * events cover poll only as a safety net. Until then, every delivery is refused.
+   * Takes the platform's events of a registration (`registerForEvents`), instead of the last one's:
+   * `POST /platform-events` verifies deliveries with its installations' secrets, and the
+   * subscriptions its organizations' events cover poll only as a safety net. Until the first,
+   * every delivery is answered 503.
    */
   receiveEvents(registration: Pick<Registration, 'secrets' | 'organizations'>): void;
   /** Its Prometheus metrics. */
@@ -346,6 +347,7 @@ export function createGateway(options: GatewayOptions): Gateway {
                 budgets: state.budgets,
                 points: options.rateLimits.points,
                 windowMs: options.rateLimits.windowMs,
+                failOpen: options.rateLimits.failOpen,
               },
             }
           : {}),
@@ -419,6 +421,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     breaker: resilience.breaker,
     live,
     receiveEvents(registration) {
+      eventSecrets.clear();
       for (const [installation, secret] of registration.secrets) eventSecrets.set(installation, secret);
       live.pushFrom(registration.organizations);
     },

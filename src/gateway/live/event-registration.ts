@@ -30,19 +30,25 @@ export const DEFAULT_EVENTS_INTEGRATION = 'graphql-gateway';
 
 /** Most organizations one registration covers (pages of 100). */
 const MAX_ORGANIZATIONS = 1000;
+/** Most installations of the integration read, every organization's (pages of 100). */
+const MAX_INSTALLATIONS = 10_000;
 
 const owned = z.looseObject({ owner: z.looseObject({ id: z.string() }) });
 
 /**
  * Makes the platform deliver its events to the gateway, through its REST API alone (so any
  * implementation of it will do): publishes the integration `integration` with the receiver as its
- * `endpoint` (owned by the organization that already owns it, else the first one the token may
- * publish in, then with the endpoint once installed), installs it on every organization of the token's user that the token administers,
- * with `space_selection: all` (every space, those made later too), and reads each installation's
- * signing secret. Publishing again at each start keeps the endpoint current (a new version of the
- * same definition). Idempotent: an installation that exists is kept.
+ * `endpoint` (in the organization that owns it; a new one in the first organization the token may
+ * publish in, given its endpoint once installed), installs it on every organization of the token's
+ * user that the token administers, with `space_selection: all` (every space, those made later
+ * too), and reads each installation's signing secret. Idempotent, and safe to run from several
+ * replicas at once: an installation that exists is kept, one another replica just made is found.
+ * With `publish: false` it only installs and reads (a refresh: organizations joined since).
  */
-export async function registerForEvents(options: EventRegistrationOptions): Promise<Registration> {
+export async function registerForEvents(
+  options: EventRegistrationOptions,
+  { publish: publishing = true }: { publish?: boolean } = {},
+): Promise<Registration> {
   const name = options.integration ?? DEFAULT_EVENTS_INTEGRATION;
   const call = caller(options.client, `Bearer ${options.token}`);
   const organizations = await allOrganizations(call);
@@ -50,22 +56,19 @@ export async function registerForEvents(options: EventRegistrationOptions): Prom
   // A new integration gets its endpoint once installed: the events of its installing, which the
   // receiver (not knowing their secrets yet) would refuse and the platform retry ahead of every
   // later event of the installation, are recorded with nothing to deliver.
-  const owner = await publish(call, name, existing ? [existing] : organizations, existing && options.receiverUrl);
-  const installed = new Map<string, string>();
-  for (const installation of await listAll(call, op.listIntegrationInstallations, { integrationName: name }))
-    installed.set(installation.target.organization, installation.id);
+  const owner =
+    publishing || !existing
+      ? await publish(call, name, existing ? [existing] : organizations, existing && options.receiverUrl)
+      : existing;
+  const installations = await installationsOf(call, name);
   const registration: Registration = { secrets: new Map(), organizations: [], skipped: [] };
   for (const organization of organizations) {
     try {
-      const id =
-        installed.get(organization) ??
-        (await call(op.installIntegration, { integrationName: name }, { organization })).id;
+      const id = installations.get(organization) ?? (await install(call, name, organization));
       await call(
         op.updateIntegrationInstallation,
         { integrationName: name, installationId: id },
-        {
-          space_selection: 'all',
-        },
+        { space_selection: 'all' },
       );
       const { secret } = await call(op.getIntegrationInstallationSigningSecret, {
         integrationName: name,
@@ -80,6 +83,24 @@ export async function registerForEvents(options: EventRegistrationOptions): Prom
   }
   if (!existing) await publish(call, name, [owner], options.receiverUrl);
   return registration;
+}
+
+/** The installations of the integration, by organization. */
+async function installationsOf(call: Call, integrationName: string): Promise<Map<string, string>> {
+  const installations = await listAll(call, op.listIntegrationInstallations, { integrationName }, MAX_INSTALLATIONS);
+  return new Map(installations.map((installation) => [installation.target.organization, installation.id]));
+}
+
+/** Installs the integration on `organization`: its installation's id, that of one another replica just made included. */
+async function install(call: Call, integrationName: string, organization: string): Promise<string> {
+  try {
+    return (await call(op.installIntegration, { integrationName }, { organization })).id;
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.code !== 'CONFLICT') throw error;
+    const made = (await installationsOf(call, integrationName)).get(organization);
+    if (!made) throw error;
+    return made;
+  }
 }
 
 /** The organization that owns the integration `integrationName`, or undefined when it is not published. */
@@ -154,15 +175,16 @@ function caller(client: RestClient, authorization: string): Call {
 
 /** The ids of the organizations of the token's user. */
 async function allOrganizations(call: Call): Promise<string[]> {
-  const items = await listAll(call, op.listOrganizationsForAuthenticatedUser, {} as never);
-  return items.map((organization) => organization.id).slice(0, MAX_ORGANIZATIONS);
+  const items = await listAll(call, op.listOrganizationsForAuthenticatedUser, {} as never, MAX_ORGANIZATIONS);
+  return items.map((organization) => organization.id);
 }
 
-/** Every item of a list, a page of 100 at a time, up to `MAX_ORGANIZATIONS`. */
+/** The items of a list, a page of 100 at a time, up to `max`. */
 async function listAll<O extends Operation>(
   call: Call,
   operation: O,
   params: ParamsOf<O>,
+  max: number,
 ): Promise<Array<AnswerOf<O> extends { items: Array<infer T> } ? T : never>> {
   const items: unknown[] = [];
   let page: string | undefined;
@@ -173,6 +195,6 @@ async function listAll<O extends Operation>(
     };
     items.push(...answer.items);
     page = answer.next?.page;
-  } while (page && items.length < MAX_ORGANIZATIONS);
-  return items as never;
+  } while (page && items.length < max);
+  return items.slice(0, max) as never;
 }

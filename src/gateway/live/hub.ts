@@ -191,11 +191,13 @@ export class LiveHub {
   }
 
   /**
-   * Says that the platform delivers the events of `organizations` to this gateway (a registration):
+   * Says that the platform delivers the events of `organizations` to this gateway (a registration;
+   * those said before no longer count):
    * watches whose changes those events report (`WatchRequest.pushedIn`) are then polled only every
    * `pushedIntervalMs`, from their next read on.
    */
   pushFrom(organizations: Iterable<string>): void {
+    this.pushedOrganizations.clear();
     for (const organization of organizations) this.pushedOrganizations.add(organization);
   }
 
@@ -389,7 +391,9 @@ export class LiveHub {
    */
   private async mayPoll(watch: Watch): Promise<boolean> {
     if (!this.shared) return true;
-    const held = await this.shared.leases.hold(watch.name, this.replica, LEASE_INTERVALS * this.intervalOf(watch));
+    // Of the base interval, whatever the watch's: a dead holder's lease of a pushed watch runs out as
+    // soon, and the next wake or poll elsewhere takes it.
+    const held = await this.shared.leases.hold(watch.name, this.replica, LEASE_INTERVALS * this.intervalMs);
     watch.polling = held !== false;
     return watch.polling;
   }

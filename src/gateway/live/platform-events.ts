@@ -4,10 +4,9 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { readBounded, tooLarge } from '../policy/limits.js';
 import { callerOf } from '../state/caller.js';
-import type { Budgets, Claims } from '../state/store.js';
-import type { LiveHub } from './hub.js';
-
+import type { BudgetState, Budgets, Claims } from '../state/store.js';
 import { PLATFORM_EVENTS_PATH } from './events-path.js';
+import type { LiveHub } from './hub.js';
 
 export { PLATFORM_EVENTS_PATH };
 
@@ -21,6 +20,8 @@ const EVENT_ID_MS = 60 * 60 * 1000;
 export type DeliveryOutcome =
   | 'accepted'
   | 'ignored'
+  | 'duplicate'
+  | 'not_ready'
   | 'unsigned'
   | 'unknown_installation'
   | 'expired'
@@ -32,7 +33,10 @@ export type DeliveryOutcome =
 
 /** Options of `usePlatformEvents`. */
 export interface PlatformEventsOptions {
-  /** The signing secret of each installation whose events the gateway takes, by installation id (filled at registration). */
+  /**
+   * The signing secret of each installation whose events the gateway takes, by installation id
+   * (a registration's): empty until one, every delivery being answered 503 meanwhile.
+   */
   secrets: ReadonlyMap<string, string>;
   live: Pick<LiveHub, 'wake'>;
   /** Forgets the cached answers that hold a space whose content changed (the response cache, when on). */
@@ -44,11 +48,11 @@ export interface PlatformEventsOptions {
   /** @default DEFAULT_TOLERANCE_SECONDS */
   toleranceSeconds?: number;
   /**
-   * The budgets of client addresses, when rate limits are on: each refused delivery spends a point
-   * of its address's budget (that of its callers without a token), and an address that spent it is
-   * refused at once (429), before any signature is computed. Deliveries taken cost nothing.
+   * The rate limits, when on: a delivery refused after the gateway read its body or computed its
+   * signature spends a point of its client address's budget for deliveries, and an address that
+   * spent it is refused at once (429). Refusals read off the headers, and deliveries taken, cost nothing.
    */
-  refusals?: { budgets: Budgets; points: number; windowMs: number };
+  refusals?: { budgets: Budgets; points: number; windowMs: number; failOpen: boolean };
   /** Hears what became of each delivery (metrics): its type when the gateway acts on that type, else `other`. */
   onDelivery?: (type: string, outcome: DeliveryOutcome) => void;
 }
@@ -61,19 +65,29 @@ const SPACE_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 const eventField = z.looseObject({ type: z.string().max(100), spaceId: z.string().max(200).optional() });
+type PlatformEvent = z.infer<typeof eventField>;
+
+/** What became of a delivery: its answer, and whether its refusal spends its address's budget. */
+interface Received {
+  outcome: DeliveryOutcome;
+  response: Response;
+  /** A refusal the gateway did work for (read the body, computed the signature). */
+  charged?: boolean;
+  event?: PlatformEvent;
+}
 
 /**
  * `POST /platform-events`: the platform's integration events, as it delivers them to the gateway's
  * installations (see `registerForEvents`). A delivery is taken only when its `X-GitBook-Signature`
  * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) verifies with the secret of the
  * installation it names, over the exact bytes received and before anything parses them; when its
- * time is within the tolerance; and when neither its signature nor its event id was taken before
- * (by any replica). A change of a space's content wakes the subscriptions that follow it and
- * forgets the cached answers that hold it. Everything is answered before a body is read whenever
- * the headers suffice, and no body is read past `maxBytes`.
+ * time is within the tolerance; and when its signature was never taken before, by any replica (a
+ * replay: 409). The platform's own repeat of an event taken (same event id, new signature: a retry
+ * after an answer it never got) is answered 200 and acted on once. A change of a space's content
+ * forgets the cached answers that hold the space, then wakes the subscriptions that follow it.
+ * Headers are checked before any byte of the body is read, and no body is read past `maxBytes`.
  */
 export function usePlatformEvents(options: PlatformEventsOptions): Plugin {
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   return {
     onRequest({ url, request, serverContext, endResponse }) {
       if (url.pathname !== PLATFORM_EVENTS_PATH) return;
@@ -81,105 +95,170 @@ export function usePlatformEvents(options: PlatformEventsOptions): Plugin {
         return endResponse(
           refusal(405, 'BAD_USER_INPUT', 'METHOD_NOT_ALLOWED', 'Events are delivered with POST', { allow: 'POST' }),
         );
-      return receiveWithin(request, serverContext, options, tolerance).then(endResponse);
+      return withinBudget(request, serverContext, options).then(endResponse);
     },
   };
 }
 
-/** `receive`, charged to the address's budget when it is refused (see `PlatformEventsOptions.refusals`). */
-async function receiveWithin(
+/** `receive`, refused at once for an address that spent its budget, and charged a point when its refusal cost work. */
+async function withinBudget(
   request: Request,
   serverContext: object,
   options: PlatformEventsOptions,
-  tolerance: number,
 ): Promise<Response> {
-  const address = options.refusals && callerOf(serverContext, request).addressKey('anonymous');
-  if (!options.refusals || !address) return receive(request, options, tolerance);
-  const { budgets, points, windowMs } = options.refusals;
-  const look = await budgets.take(address, 0, points, windowMs);
-  // Nothing left is enough (a look is admitted until the budget is overspent).
-  if (look && (!look.admitted || look.used >= points)) {
+  const address = options.refusals && callerOf(serverContext, request).addressKey('platform-events');
+  const budget = options.refusals && address ? await reserve(address, options.refusals) : undefined;
+  if (budget instanceof Response) {
     options.onDelivery?.('other', 'rate_limited');
-    const retryAfter = Math.max(1, Math.ceil((look.resetAt - Date.now()) / 1000));
-    return refusal(
-      429,
-      'RATE_LIMITED',
-      'ADDRESS_BUDGET_SPENT',
-      `This address spent its ${points} points on refused requests until ${new Date(look.resetAt).toISOString()}`,
-      { 'retry-after': String(retryAfter) },
-    );
+    return budget;
   }
-  const response = await receive(request, options, tolerance);
-  if (look && response.status >= 400) await budgets.adjust(address, 1, look.resetAt);
-  return response;
+  const received = await receive(request, options);
+  // Settled as an operation is: what it spent (a point, or nothing) less what it held.
+  if (budget && address)
+    await options.refusals!.budgets.adjust(
+      address,
+      (received.charged ? 1 : 0) - budget.taken,
+      budget.resetAt,
+      budget.taken,
+    );
+  const type = received.event?.type ?? request.headers.get('x-gitbook-event-type') ?? '';
+  options.onDelivery?.(SPACE_EVENTS.has(type) ? type : 'other', received.outcome);
+  return received.response;
 }
 
-async function receive(request: Request, options: PlatformEventsOptions, tolerance: number): Promise<Response> {
-  // A label of the metrics: the events the gateway acts on by name, any other as one.
-  const named = request.headers.get('x-gitbook-event-type') ?? '';
-  const type = SPACE_EVENTS.has(named) ? named : 'other';
-  const answer = (outcome: DeliveryOutcome, response: Response) => {
-    options.onDelivery?.(type, outcome);
-    return response;
-  };
+/** Holds a point of `address`'s budget for the delivery, or the 429 of an address that spent it. */
+async function reserve(
+  address: string,
+  { budgets, points, windowMs, failOpen }: NonNullable<PlatformEventsOptions['refusals']>,
+): Promise<BudgetState | Response | undefined> {
+  const state = await budgets.take(address, 1, points, windowMs);
+  if (!state)
+    return failOpen
+      ? undefined
+      : refusal(
+          429,
+          'RATE_LIMITED',
+          'BUDGET_UNREADABLE',
+          'Rate limits cannot be checked right now: try again shortly',
+          {
+            'retry-after': '1',
+          },
+        );
+  if (state.admitted) return state;
+  const retryAfter = Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000));
+  return refusal(
+    429,
+    'RATE_LIMITED',
+    'ADDRESS_BUDGET_SPENT',
+    `This address spent its ${points} points on refused deliveries until ${new Date(state.resetAt).toISOString()}`,
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
+/** Checks a delivery in the order that costs least first, then acts on it. */
+async function receive(request: Request, options: PlatformEventsOptions): Promise<Received> {
+  if (options.secrets.size === 0)
+    return {
+      outcome: 'not_ready',
+      response: refusal(
+        503,
+        'PRECONDITION_FAILED',
+        'EVENTS_NOT_READY',
+        'This gateway is not registered for events yet',
+        {
+          'retry-after': '5',
+        },
+      ),
+    };
+  const signed = authenticate(request, options);
+  if ('outcome' in signed) return signed;
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  const bytes =
+    declared > options.maxBytes
+      ? undefined
+      : request.body
+        ? await readBounded(request, options.maxBytes)
+        : new Uint8Array();
+  if (!bytes) return { outcome: 'too_large', response: tooLarge(options.maxBytes), charged: true };
+  const mac = createHmac('sha256', signed.secret).update(`${signed.t}.`).update(bytes).digest();
+  if (!signed.v1.some((sent) => timingSafeEqual(mac, Buffer.from(sent, 'hex'))))
+    return {
+      outcome: 'bad_signature',
+      response: unauthenticated('SIGNATURE_INVALID', 'The signature does not match the body'),
+      charged: true,
+    };
+  // The MAC covers the time and the body: the same delivery sent again, whatever else its headers say.
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (!(await options.claims.claim(`signature:${signed.installation}:${mac.toString('hex')}`, 2 * tolerance * 1000)))
+    return {
+      outcome: 'replayed',
+      response: refusal(409, 'CONFLICT', 'EVENT_REPLAYED', 'This delivery was already taken'),
+      charged: true,
+    };
+  const event = await readEvent(request.headers.get('content-type'), bytes);
+  if (!event)
+    return {
+      outcome: 'malformed',
+      response: refusal(
+        400,
+        'BAD_USER_INPUT',
+        'EVENT_MALFORMED',
+        'A delivery is multipart/form-data with an "event" JSON field',
+      ),
+      charged: true,
+    };
+  if (!(await options.claims.claim(`event:${signed.installation}:${signed.eventId}`, EVENT_ID_MS)))
+    return { outcome: 'duplicate', response: received(), event };
+  if (!SPACE_EVENTS.has(event.type) || !event.spaceId) return { outcome: 'ignored', response: received(), event };
+  await act(event.spaceId, options);
+  return { outcome: 'accepted', response: received(), event };
+}
+
+/** The delivery's signature, installation and secret as its headers give them, or the refusal they earn. */
+function authenticate(
+  request: Request,
+  options: PlatformEventsOptions,
+): { t: number; v1: string[]; installation: string; eventId: string; secret: string } | Received {
   const signature = parseSignature(request.headers.get('x-gitbook-signature'));
   const installation = request.headers.get('x-gitbook-installation-id');
   const eventId = request.headers.get('x-gitbook-event-id');
-  if (!signature || !installation || !eventId)
-    return answer(
-      'unsigned',
-      unauthenticated(
+  if (!signature || !installation || !eventId || eventId.length > 200)
+    return {
+      outcome: 'unsigned',
+      response: unauthenticated(
         'SIGNATURE_MISSING',
-        'A delivery carries X-GitBook-Signature (t=<seconds>,v1=<hex>), X-GitBook-Installation-Id and X-GitBook-Event-Id',
+        'A delivery carries X-GitBook-Signature (t=<seconds>,v1=<64 hex digits>), X-GitBook-Installation-Id and X-GitBook-Event-Id',
       ),
-    );
+    };
   const secret = options.secrets.get(installation);
   if (!secret)
-    return answer(
-      'unknown_installation',
-      unauthenticated('UNKNOWN_INSTALLATION', 'This gateway takes no events of that installation'),
-    );
-  const skew = Math.abs(Date.now() / 1000 - signature.t);
-  if (skew > tolerance)
-    return answer(
-      'expired',
-      unauthenticated(
+    return {
+      outcome: 'unknown_installation',
+      response: unauthenticated('UNKNOWN_INSTALLATION', 'This gateway takes no events of that installation'),
+    };
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (Math.abs(Date.now() / 1000 - signature.t) > tolerance)
+    return {
+      outcome: 'expired',
+      response: unauthenticated(
         'SIGNATURE_EXPIRED',
         `The signature's time is more than ${tolerance} s from this gateway's clock`,
       ),
-    );
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > options.maxBytes) return answer('too_large', tooLarge(options.maxBytes));
-  const bytes = request.body ? await readBounded(request, options.maxBytes) : new Uint8Array();
-  if (!bytes) return answer('too_large', tooLarge(options.maxBytes));
-  if (!signature.v1.some((mac) => verifies(secret, signature.t, bytes, mac)))
-    return answer('bad_signature', unauthenticated('SIGNATURE_INVALID', 'The signature does not match the body'));
-  // The signature covers the time and the body: a delivery sent again as it was is the same signature.
-  // The event id covers the platform's own repeats (a retry after an answer that never arrived).
-  const [fresh, firstOfEvent] = await Promise.all([
-    options.claims.claim(`signature:${signature.v1[0]}`, 2 * tolerance * 1000),
-    options.claims.claim(`event:${installation}:${eventId}`, EVENT_ID_MS),
-  ]);
-  if (!fresh || !firstOfEvent)
-    return answer('replayed', refusal(409, 'CONFLICT', 'EVENT_REPLAYED', 'This delivery was already taken'));
-  const event = await readEvent(request.headers.get('content-type'), bytes);
-  if (!event)
-    return answer(
-      'malformed',
-      refusal(400, 'BAD_USER_INPUT', 'EVENT_MALFORMED', 'A delivery is multipart/form-data with an "event" JSON field'),
-    );
-  if (!SPACE_EVENTS.has(event.type) || !event.spaceId) return answer('ignored', received());
-  // Before the answer: a read made after the platform heard it was delivered is not served stale.
+    };
+  return { ...signature, installation, eventId, secret };
+}
+
+/** Forgets the cached answers holding the space, then wakes its watches: a read after the answer is fresh. */
+async function act(spaceId: string, options: PlatformEventsOptions): Promise<void> {
   try {
-    await options.forgetSpaces?.([event.spaceId]);
+    await options.forgetSpaces?.([spaceId]);
   } catch {
     // The shared cache away: its entries end with their time, as when a write's invalidation fails.
   }
-  options.live.wake([event.spaceId]);
-  return answer('accepted', received());
+  options.live.wake([spaceId]);
 }
 
-/** The parts of `t=<seconds>,v1=<hex>[,v1=<hex>…]`, or undefined when it is not one. */
+/** The parts of `t=<seconds>,v1=<hex>[,v1=<hex>…]` (at most 8 `v1`), or undefined when it is not one. */
 function parseSignature(header: string | null): { t: number; v1: string[] } | undefined {
   if (!header || header.length > 1000) return undefined;
   let t: number | undefined;
@@ -189,20 +268,14 @@ function parseSignature(header: string | null): { t: number; v1: string[] } | un
     if (name === 't' && /^\d{1,12}$/.test(value)) t = Number(value);
     if (name === 'v1' && /^[0-9a-f]{64}$/i.test(value)) v1.push(value.toLowerCase());
   }
-  return t === undefined || v1.length === 0 ? undefined : { t, v1 };
-}
-
-/** Whether `mac` is the HMAC-SHA256 of `<t>.<body>` under `secret`, compared in constant time. */
-function verifies(secret: string, t: number, body: Uint8Array, mac: string): boolean {
-  const expected = createHmac('sha256', secret).update(`${t}.`).update(body).digest();
-  return timingSafeEqual(expected, Buffer.from(mac, 'hex'));
+  return t === undefined || v1.length === 0 || v1.length > 8 ? undefined : { t, v1 };
 }
 
 /** The `event` field of a delivery's form, parsed, or undefined when it has none or it is not JSON of an event. */
 async function readEvent(
   contentType: string | null,
   body: Uint8Array<ArrayBuffer>,
-): Promise<z.infer<typeof eventField> | undefined> {
+): Promise<PlatformEvent | undefined> {
   if (!/^multipart\/form-data\b/i.test(contentType ?? '')) return undefined;
   try {
     const form = await new Response(body, { headers: { 'content-type': contentType! } }).formData();

@@ -30,10 +30,11 @@ function canonicalToken(token: string): string {
 /**
  * The budgets of a client address, each apart so that spending one locks no other out: what its
  * callers without a token spend (`anonymous`), what its tokens the platform has not accepted yet
- * spend (`unverified`), and the checks of such tokens with the platform it may still ask for
- * (`token-checks`).
+ * spend (`unverified`), the checks of such tokens with the platform it may still ask for
+ * (`token-checks`), and its deliveries to `/platform-events` that the gateway refused after doing
+ * work for them (`platform-events`).
  */
-export type AddressBudget = 'anonymous' | 'unverified' | 'token-checks';
+export type AddressBudget = 'anonymous' | 'unverified' | 'token-checks' | 'platform-events';
 
 /**
  * Who sent a request: its credentials and, when its transport could tell, its client address.

@@ -118,7 +118,7 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
 
   const platformEvents = new Counter({
     name: 'graphql_gateway_platform_events_total',
-    help: "Deliveries of the platform's events, by type (those the gateway acts on; `other`) and outcome (accepted, ignored, unsigned, unknown_installation, expired, bad_signature, replayed, too_large, malformed).",
+    help: "Deliveries of the platform's events, by type (those the gateway acts on; `other`) and outcome (accepted, ignored, duplicate, not_ready, unsigned, unknown_installation, expired, bad_signature, replayed, too_large, malformed, rate_limited).",
     labelNames: ['type', 'outcome'] as const,
     registers,
   });

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { eventReceiverOf } from '../../config.js';
 import { hostOf, isLoopbackName, isPrivateAddress, outboundUrlProblem } from '../outbound.js';
 
 /**
@@ -70,13 +71,12 @@ function isLoopbackHost(host: string): boolean {
   return isLoopbackName(host) || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
-/** A receiver as it is compared (`href`); throws for a URL that cannot be one. */
+/** A receiver as it is compared (`href`, as the setting reads it); throws for a URL that cannot be one. */
 function receiverHref(raw: string): string {
-  const url = URL.parse(raw);
+  const href = eventReceiverOf(raw);
+  if (href !== undefined) return href;
   const shown = raw.slice(0, 100).replace(/\/\/[^/]*@/, '//***@');
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new Error(`The event receiver "${shown}" is not an absolute http or https URL`);
-  if (url.username || url.password || raw.includes('#'))
-    throw new Error(`The event receiver "${shown}" must not contain credentials or a fragment`);
-  return url.href;
+  throw new Error(
+    `The event receiver "${shown}" is not one: an absolute http or https URL on an IP address or localhost, without credentials or fragment`,
+  );
 }
