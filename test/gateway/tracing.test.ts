@@ -89,6 +89,48 @@ describe('traces', () => {
     }
   });
 
+  it('names a batch as one, with a span per operation holding its type, name and cost', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const gateway = createGateway({
+      upstreamUrl: proxy.url,
+      graphiql: { enabled: false },
+      tracing: useTracing(provider.getTracer('test')),
+    });
+    try {
+      const response = await gateway.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+        body: JSON.stringify([
+          { query: QUERY, variables: { id: spaceId } },
+          { query: 'query Viewer { viewer { id } }' },
+        ]),
+      });
+      expect(((await response.json()) as any[]).map((answer) => answer.errors)).toEqual([undefined, undefined]);
+      await provider.forceFlush();
+      const spans = exporter.getFinishedSpans();
+      const root = spans.find((span) => span.name === 'graphql batch')!;
+      expect(root.attributes['graphql.batch.size']).toBe(2);
+      const operations = spans.filter((span) => span.name.startsWith('query '));
+      expect(
+        operations
+          .map((span) => [
+            span.name,
+            span.attributes['graphql.operation.name'],
+            span.attributes['graphql.cost.upstream_requests'],
+          ])
+          .sort(),
+      ).toEqual([
+        ['query SpaceWithOrganization', 'SpaceWithOrganization', 2],
+        ['query Viewer', 'Viewer', 1],
+      ]);
+      for (const span of spans.filter((one) => one !== root))
+        expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('makes only the root span of a trace the sampler drops, and still sends its context upstream, unsampled', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new TracerProvider({

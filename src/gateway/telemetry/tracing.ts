@@ -92,15 +92,20 @@ export function useTracing(tracer: Tracer): TracingPlugin {
     onExecute({ args }) {
       const ctx = args.contextValue as unknown as GatewayContext;
       const root = ctx.traced;
-      nameRoot(root, args);
-      const span = child(root, 'graphql.execute');
+      // An operation of a batch has a span of its own, named after it, under the request's.
+      const batch = partsOf(ctx).batch;
+      if (batch && root?.recording) {
+        root.span.updateName('graphql batch');
+        root.span.setAttribute('graphql.batch.size', batch.size);
+      } else nameRoot(root, args);
+      const span = batch ? operationSpan(root, args) : child(root, 'graphql.execute');
       return {
         onExecuteDone() {
-          if (root?.recording)
-            root.span.setAttributes({
-              'graphql.cost.upstream_requests': ctx.api.usage.sent,
-              ...(ctx.cost ? { 'graphql.cost.max_upstream_requests': ctx.cost.maxUpstreamRequests } : {}),
-            });
+          const costed = batch ? span : root?.recording ? root.span : undefined;
+          costed?.setAttributes({
+            'graphql.cost.upstream_requests': ctx.api.usage.sent,
+            ...(ctx.cost ? { 'graphql.cost.max_upstream_requests': ctx.cost.maxUpstreamRequests } : {}),
+          });
           end(span);
         },
       };
@@ -142,6 +147,14 @@ export function useTracing(tracer: Tracer): TracingPlugin {
     ],
   };
 
+  /** The span of one operation of a batch: its type and name, as a request's span has them. */
+  function operationSpan(root: Traced | undefined, args: ExecutionArgs): Span | undefined {
+    const { type, name } = operationOf(args.document, args.operationName);
+    const span = child(root, type ? (name ? `${type} ${name}` : type) : 'graphql.execute');
+    span?.setAttributes(operationAttributes(type, name));
+    return span;
+  }
+
   function finish(root: Traced, status: number): void {
     if (root.ended) return;
     root.ended = true;
@@ -157,7 +170,11 @@ function nameRoot(root: Traced | undefined, args: ExecutionArgs): void {
   const { type, name } = operationOf(args.document, args.operationName);
   if (!type) return;
   root.span.updateName(name ? `${type} ${name}` : type);
-  root.span.setAttributes({ 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) });
+  root.span.setAttributes(operationAttributes(type, name));
+}
+
+function operationAttributes(type: string | null | undefined, name: string | null | undefined): Record<string, string> {
+  return { ...(type ? { 'graphql.operation.type': type } : {}), ...(name ? { 'graphql.operation.name': name } : {}) };
 }
 
 function upstreamSpan(tracer: Tracer, parent: Context, exchange: Exchange): void {
