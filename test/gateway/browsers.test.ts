@@ -9,9 +9,12 @@ const VIEWER = '{ viewer { email } }';
 const ENDPOINT = 'http://gateway.test/graphql';
 
 /** The `access-control-*` headers of an answer, and its `vary`. */
+/** The CORS headers of an answer: `access-control-*`, and `vary` when it names the origin (not, say, the encoding). */
 function corsHeadersOf(response: Response): Record<string, string> {
   return Object.fromEntries(
-    [...response.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'),
+    [...response.headers].filter(
+      ([name, value]) => name.startsWith('access-control-') || (name === 'vary' && /\borigin\b/i.test(value)),
+    ),
   );
 }
 
