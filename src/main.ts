@@ -36,7 +36,7 @@ let platformReady: ReadyMessage | undefined;
  * Where the embedded platform delivers its events to the gateway: the gateway's own port, chosen
  * before either starts (the platform accepts that one URL on loopback, `PLATFORM_EVENT_RECEIVERS`).
  */
-const gatewayPort = config.PORT || (config.UPSTREAM_URL ? 0 : await freePort());
+const gatewayPort = config.PORT || (config.UPSTREAM_URL ? 0 : await freePort(config.HOST));
 const receiverUrl = localReceiverUrl(config.HOST, gatewayPort);
 
 const gateway = superviseGateway(config, {

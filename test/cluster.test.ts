@@ -368,20 +368,24 @@ describe('npm run cluster on ports it cannot have', () => {
     return { code, stdout, stderr };
   }
 
-  it("ends with one line naming the balancer's port taken, starting nothing", async () => {
-    const taken: Server = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as AddressInfo;
-    try {
-      expect(await runCluster({ PORT: String(port) })).toEqual({
-        code: 1,
-        stdout: '',
-        stderr: `Cannot start the cluster: port ${port} is already in use. Choose another port with PORT.\n`,
-      });
-    } finally {
-      taken.close();
-    }
-  });
+  it.each(['127.0.0.1', '127.0.0.2'])(
+    "ends with one line naming the balancer's port taken on HOST %s, starting nothing",
+    async (host) => {
+      // Taken on HOST only: the balancer binds there, whatever loopback's 127.0.0.1 holds.
+      const taken: Server = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, host, resolve));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        expect(await runCluster({ PORT: String(port), HOST: host })).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: `Cannot start the cluster: port ${port} is already in use. Choose another port with PORT.\n`,
+        });
+      } finally {
+        taken.close();
+      }
+    },
+  );
 
   it('ends with one line naming a replica port taken and its setting, starting nothing', async () => {
     const base = await freePorts(2);

@@ -62,7 +62,8 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
   const replicaPorts = portsOfReplicas(config);
   // Checked before anything starts: a port taken is named with the setting that chose it (HAProxy's
   // own words, once the rest started, are four lines of alerts).
-  if (config.PORT !== 0) await assertFree(config.PORT, 'PORT');
+  // The balancer binds HOST; the replicas and Redis, loopback.
+  if (config.PORT !== 0) await assertFree(config.PORT, 'PORT', config.HOST);
   for (const [index, port] of replicaPorts.entries())
     if (port !== 0) await assertFree(port, index === 0 ? 'CLUSTER_BASE_PORT' : `CLUSTER_BASE_PORT + ${index}`);
   if (!config.REDIS_URL && config.REDIS_PORT !== 0) await assertFree(config.REDIS_PORT, 'REDIS_PORT');

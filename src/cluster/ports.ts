@@ -9,17 +9,17 @@ const LOWEST = 10_000;
 const ENOUGH = 1_000;
 
 /**
- * A TCP port free on loopback now, for a server started in another process (which cannot be
- * given port 0 and asked afterwards). It is drawn at random outside the system's ephemeral range:
- * a port the kernel handed out for `listen(0)` goes back to the pool that outgoing connections
- * draw from, and one of them could take it before the other process binds it.
+ * A TCP port free on `host` now (loopback by default), for a server started in another process
+ * (which cannot be given port 0 and asked afterwards). It is drawn at random outside the system's
+ * ephemeral range: a port the kernel handed out for `listen(0)` goes back to the pool that
+ * outgoing connections draw from, and one of them could take it before the other process binds it.
  */
-export async function freePort(): Promise<number> {
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   const [low, high] = stretchOutsideEphemeral();
   for (let attempt = 0; ; attempt += 1) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (await bindable(port)) return port;
-    if (attempt === 50) throw new Error(`No free port on 127.0.0.1 between ${low} and ${high}`);
+    if (await bindable(port, host)) return port;
+    if (attempt === 50) throw new Error(`No free port on ${host} between ${low} and ${high}`);
   }
 }
 
@@ -41,15 +41,17 @@ function ephemeralRange(): readonly [number, number] {
   }
 }
 
-/** Throws, naming `setting`, when `port` of 127.0.0.1 is taken now (or not allowed). */
-export async function assertFree(port: number, setting: string): Promise<void> {
-  if (!(await bindable(port))) throw new Error(`port ${port} is already in use. Choose another port with ${setting}.`);
+/** Throws, naming `setting`, when `port` of `host` (loopback by default) is taken now (or not allowed). */
+export async function assertFree(port: number, setting: string, host = '127.0.0.1'): Promise<void> {
+  if (!(await bindable(port, host)))
+    throw new Error(`port ${port} is already in use. Choose another port with ${setting}.`);
 }
 
-function bindable(port: number): Promise<boolean> {
+/** Whether a server could listen on `port` of `host` now: the interface the process to start will bind. */
+function bindable(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
