@@ -108,6 +108,29 @@ describe('Cache-Control and ETag', () => {
     expect(other.response.status).toBe(200);
   });
 
+  it("sends no caller's budget with a public answer, which a shared cache replays to everyone", async () => {
+    const limited = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      responseCache: { ttlMs: 60_000 },
+      rateLimits: { points: 1000, windowMs: 60_000, failOpen: true },
+    });
+    try {
+      for (const answer of [await get(limited, PUBLIC), await get(limited, PUBLIC)]) {
+        expectPublicAge(answer.response);
+        expect(answer.body.extensions.rateLimit).toBeUndefined();
+        expect([...answer.response.headers.keys()].filter((name) => name.startsWith('x-ratelimit'))).toEqual([]);
+      }
+      // A caller's own answer, private, says its budget.
+      const own = await get(limited, SPACE, { id: spaceId }, bearer());
+      expect(own.response.headers.get('cache-control')).toBe('private, no-cache');
+      expect(own.body.extensions.rateLimit.limit).toBe(1000);
+      expect(own.response.headers.get('x-ratelimit-limit')).toBe('1000');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("keeps a caller's GET private, revalidated by its ETag, and forgets the tag once a mutation changed it", async () => {
     const first = await get(cached, SPACE, { id: spaceId }, bearer());
     expect(first.body.data.space.title).toBe('Guide');

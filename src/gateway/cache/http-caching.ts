@@ -10,6 +10,8 @@ interface HttpCaching {
   cacheControl: string;
   /** Whether it keeps the `ETag` and `Last-Modified` of the response cache's entry (a GET answer the cache holds). */
   validated: boolean;
+  /** Whether shared caches may keep it (`public`): the rate limits then send no caller's budget with it. */
+  shared?: boolean;
 }
 
 declare module '../request-parts.js' {
@@ -46,7 +48,8 @@ const PRIVATE_VALIDATED: HttpCaching = { cacheControl: REVALIDATED, validated: t
  * `public, max-age=<what is left of its TTL>` for a caller without `Authorization` (what the
  * gateway answers anyone, which its own cache already shares between them all), and
  * `private, no-cache` (revalidated on each use) for a caller with one. Such answers vary with
- * `Authorization` and `Accept`. An answer the cache does not keep (a TTL of 0: the rate-limit
+ * `Authorization` and `Accept`; a public one carries no caller's budget (`X-RateLimit-*`,
+ * `extensions.rateLimit`), which a shared cache would replay to everyone. An answer the cache does not keep (a TTL of 0: the rate-limit
  * budget, background work) has no `ETag`, and POST answers none either: only GETs are cached by
  * URL. Responses that are not GraphQL answers (health, metrics, GraphiQL) are left as they are.
  */
@@ -75,7 +78,7 @@ export function useHttpCaching(options: HttpCachingOptions): Plugin {
         return;
       }
       const headers = (result.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;
-      parts.httpCaching = { cacheControl: publicFor(ttlS, headers?.['Last-Modified']), validated: true };
+      parts.httpCaching = { cacheControl: publicFor(ttlS, headers?.['Last-Modified']), validated: true, shared: true };
     },
     onResponse({ request, response, serverContext }) {
       const headers = response.headers;

@@ -306,6 +306,15 @@ export function useRateLimits(
     // Not async: an answer an operation made (nearly all) was reported, and goes on without a promise.
     onResultProcess({ request, result, setResult, serverContext }) {
       if (isAsyncIterable(result)) return undefined;
+      // A public answer (see `useHttpCaching`), which a shared cache replays to everyone: no caller's budget goes with it.
+      if (partsOf(serverContext).httpCaching?.shared) {
+        const { rateLimit: _budget, ...extensions } = (result as ExecutionResult).extensions ?? {};
+        setResult({
+          ...(result as ExecutionResult),
+          extensions: Object.keys(extensions).length > 0 ? extensions : undefined,
+        });
+        return undefined;
+      }
       const answers = Array.isArray(result) ? result : [result];
       if (answers.every(hasReport)) return undefined;
       return report(request, serverContext, true).then((looked) => {
@@ -315,6 +324,7 @@ export function useRateLimits(
     },
     onResponse({ response, serverContext }) {
       const parts = partsOf(serverContext);
+      if (parts.httpCaching?.shared) return;
       // A single answer was reported before it left; one in parts leaves before its first part is reported.
       const state =
         parts.reportedBudget ??
