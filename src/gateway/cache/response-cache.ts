@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type BuildResponseCacheKeyFunction, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
+import type { AfterWrites } from '../after-writes.js';
 import type { Write } from '../upstream/request.js';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
@@ -110,7 +111,10 @@ declare module '../request-parts.js' {
  * registered) are never served from the cache nor kept in it. The cache is bounded in bytes
  * (`maxBytes`); an answer over `maxEntryBytes` is not kept.
  */
-export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[] {
+export function useGatewayResponseCache(options: ResponseCacheOptions): {
+  plugins: Plugin[];
+  forgetWritten: AfterWrites;
+} {
   const bounds = responseCacheBounds(options);
   const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
   const cache = awaitingInvalidations(options.cache ?? memoryResponseCache(bounds));
@@ -151,25 +155,19 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     onTtl: ({ ttl, context }) =>
       ((context as Partial<GatewayContext>).responseBudget?.answerBytes ?? 0) > maxEntryBytes ? 0 : ttl,
   });
-  const forgetWrittenParents: Plugin = {
-    onExecute({ args }) {
-      const ctx = args.contextValue as unknown as GatewayContext;
-      return {
-        onExecuteDone() {
-          if (ctx.api.written.some(changesAccess)) {
-            void cache.clear();
-            return;
-          }
-          const entities = ctx.api.written.flatMap(entitiesOfWrite);
-          if (entities.length > 0) void cache.invalidate(entities);
-        },
-      };
-    },
-    // A mutation's answer leaves once what it invalidated is gone from the cache (Redis is
-    // asynchronous): a read that follows it, through any replica, is fresh.
-    onResultProcess: () => cache.settled(),
+  // An action of `useAfterWrites`: what the writes touched, or, when they changed who may read what, everything.
+  const forgetWritten: AfterWrites = (writes) => {
+    if (writes.some(changesAccess)) {
+      void cache.clear();
+      return;
+    }
+    const entities = writes.flatMap(entitiesOfWrite);
+    if (entities.length > 0) void cache.invalidate(entities);
   };
-  return [markInParts, revalidate(cache), responseCache, forgetWrittenParents];
+  // A mutation's answer leaves once what it invalidated is gone from the cache (Redis is
+  // asynchronous): a read that follows it, through any replica, is fresh.
+  const awaitForgetting: Plugin = { onResultProcess: () => cache.settled() };
+  return { plugins: [markInParts, revalidate(cache), responseCache, awaitForgetting], forgetWritten };
 }
 
 /**

@@ -12,7 +12,8 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress } from '../state/client-address.js';
-import { useWakeOnWrite } from '../live/wake-on-write.js';
+import { wakeOnWrite } from '../live/wake-on-write.js';
+import { useAfterWrites } from '../after-writes.js';
 import { usePlatformEvents } from '../live/platform-events.js';
 import type { Registration } from '../live/event-registration.js';
 import { useBatches } from './batches.js';
@@ -289,6 +290,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const responseCache = options.responseCache
     ? state.responseCache('response-cache:', responseCacheBounds(options.responseCache))
     : undefined;
+  const cached = options.responseCache
+    ? useGatewayResponseCache({ ...options.responseCache, cache: responseCache })
+    : undefined;
   const eventSecrets = new Map<string, string>();
   const graphiqlPages = new GraphiQLPages(async (pageOptions) => {
     const page = (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(pageOptions);
@@ -371,9 +375,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       useInputLimits(limits),
       // Operations that only introspect run in the conversion pool's threads (also wrapped by the cache).
       useIntrospectionInWorkers(converter.pool),
-      ...(options.responseCache ? useGatewayResponseCache({ ...options.responseCache, cache: responseCache }) : []),
-      // Subscriptions following what a mutation wrote hear of it at once.
-      useWakeOnWrite(live),
+      ...(cached?.plugins ?? []),
+      // Once a mutation's writes are answered: the cache forgets what they touched, subscriptions following it hear of it.
+      useAfterWrites([...(cached ? [cached.forgetWritten] : []), wakeOnWrite(live)]),
       // Cache-Control on every GraphQL answer; the cache's ETag on the GET answers it holds.
       useHttpCaching({ responseCacheTtlMs: options.responseCache?.ttlMs }),
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
