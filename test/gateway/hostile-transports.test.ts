@@ -479,6 +479,22 @@ describe("the platform's deliveries at /platform-events", () => {
     });
   });
 
+  it('gives a page of another site nothing: a form it posts is refused, with no CORS header to read it by', async () => {
+    await withServer({ corsOrigins: ['https://app.example.test'] }, {}, async ({ gateway, url }) => {
+      gateway.receiveEvents(known);
+      // What a page can send without a preflight: a form, with its origin and no signature.
+      const form = new FormData();
+      form.set('event', JSON.stringify({ type: 'space_content_updated', spaceId: 's' }));
+      const answer = await fetch(`${url}/platform-events`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example.test' },
+        body: form,
+      });
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
   it('acts on none of a thousand forged deliveries: no upstream request', async () => {
     await withServer({}, {}, async ({ gateway, url }) => {
       gateway.receiveEvents(known);
