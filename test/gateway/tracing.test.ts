@@ -39,15 +39,21 @@ async function run(gateway: Gateway, headers: Record<string, string> = {}) {
   return (await response.json()) as any;
 }
 
+/** A gateway whose every span is kept in memory, exported as it ends. */
+function tracedGateway() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const gateway = createGateway({
+    upstreamUrl: proxy.url,
+    graphiql: { enabled: false },
+    tracing: useTracing(provider.getTracer('test')),
+  });
+  return { exporter, provider, gateway };
+}
+
 describe('traces', () => {
   it("makes a span per operation, step and upstream request, in the client's trace, and sends it upstream", async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-    const gateway = createGateway({
-      upstreamUrl: proxy.url,
-      graphiql: { enabled: false },
-      tracing: useTracing(provider.getTracer('test')),
-    });
+    const { exporter, provider, gateway } = tracedGateway();
     try {
       proxy.reset();
       const answer = await run(gateway, { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` });
@@ -90,13 +96,7 @@ describe('traces', () => {
   });
 
   it('names a batch as one, with a span per operation holding its type, name and cost', async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-    const gateway = createGateway({
-      upstreamUrl: proxy.url,
-      graphiql: { enabled: false },
-      tracing: useTracing(provider.getTracer('test')),
-    });
+    const { exporter, provider, gateway } = tracedGateway();
     try {
       const response = await gateway.fetch('http://gateway.test/graphql', {
         method: 'POST',
