@@ -76,13 +76,6 @@ const gatewayModules = Promise.all([
   import('pino'),
 ]);
 
-/** How often the registration for events is made again: organizations joined since, installations lost. */
-const EVENTS_REFRESH_MS = 15 * 60_000;
-/** Longest wait before trying a failed registration again (the first waits a second, then twice as long each time). */
-const EVENTS_RETRY_MAX_MS = 5 * 60_000;
-/** The registration for events: whether one succeeded (and published), and the next attempt. */
-const events = { registered: false, retryMs: 1_000, next: undefined as NodeJS.Timeout | undefined };
-
 /** The embedded platform's process as `npm start`'s supervisor last told it (none with `UPSTREAM_URL`). */
 let platformStatus: ProcessStatus | undefined;
 /** What to do each time a platform process is ready again (set once the gateway exists). */
@@ -179,8 +172,7 @@ const gateway = createGateway({
 // installations (a database reset since) are read again.
 onPlatformReady = () => {
   gateway.breaker.reset();
-  events.registered = false;
-  void takePlatformEvents();
+  void events?.register({ publish: true });
 };
 
 const server = createServer(gateway.handle);
@@ -209,7 +201,19 @@ if (!quiet && !supervised) {
 // The supervisor waits for this message: it prints the start-up lines, and restarts this process on that port.
 if (supervised) process.send!({ type: 'ready', url: `http://${host}:${servedPort}` } satisfies ChildMessage);
 
-void takePlatformEvents();
+// The platform's events, once the receiver listens (see `EventRegistrar`).
+const eventsToken = config.UPSTREAM_EVENTS_TOKEN ?? demoAdminToken(ready?.demoTokens);
+const events =
+  config.UPSTREAM_EVENTS_URL && eventsToken
+    ? new (await import('./live/event-registrar.js')).EventRegistrar(gateway, {
+        token: eventsToken,
+        receiverUrl: config.UPSTREAM_EVENTS_URL,
+        integration: config.UPSTREAM_EVENTS_INTEGRATION,
+        pollMs: config.SUBSCRIPTION_POLL_MS,
+        logger,
+      })
+    : undefined;
+void events?.register();
 
 const inFlight = trackInFlight(server);
 /** How long a stopping gateway waits for a balancer to stop sending before it closes its port. */
@@ -250,44 +254,6 @@ async function serveMetrics(port: number) {
     metrics.listen(port, config.HOST, resolve);
   }).catch((error: unknown) => failStart(port, error, 'METRICS_PORT'));
   return metrics;
-}
-
-/**
- * Registers the gateway with the platform for its events (`UPSTREAM_EVENTS_URL`, with
- * `UPSTREAM_EVENTS_TOKEN` or, from the embedded platform, its demo admin's token), once the receiver
- * listens, then again every `EVENTS_REFRESH_MS` (without publishing again). A failure is tried again
- * with a growing wait; the last registration that succeeded stays meanwhile, else subscriptions poll.
- */
-async function takePlatformEvents(): Promise<void> {
-  const receiverUrl = config.UPSTREAM_EVENTS_URL;
-  const token = config.UPSTREAM_EVENTS_TOKEN ?? demoAdminToken(ready?.demoTokens);
-  if (!receiverUrl || !token) return;
-  clearTimeout(events.next);
-  const { registerForEvents } = await import('./live/event-registration.js');
-  try {
-    const registration = await registerForEvents(
-      { client: gateway.client, token, receiverUrl, integration: config.UPSTREAM_EVENTS_INTEGRATION },
-      { publish: !events.registered },
-    );
-    gateway.receiveEvents(registration);
-    const skipped = registration.skipped.map(({ organization }) => organization);
-    if (!events.registered)
-      logger.info(
-        `Platform events: pushed to ${redactSecrets(receiverUrl)} from ${registration.organizations.length} organization(s)${skipped.length > 0 ? `; not from ${skipped.join(', ')} (the token administers none of them)` : ''}`,
-      );
-    events.registered = true;
-    events.retryMs = 1_000;
-    events.next = setTimeout(() => void takePlatformEvents(), EVENTS_REFRESH_MS).unref();
-  } catch (error) {
-    const meanwhile = events.registered
-      ? 'the last registration stays'
-      : `subscriptions poll every ${config.SUBSCRIPTION_POLL_MS} ms`;
-    logger.error(
-      `Platform events: the registration failed (${redactSecrets((error as Error).message)}): ${meanwhile}; trying again in ${events.retryMs / 1000} s`,
-    );
-    events.next = setTimeout(() => void takePlatformEvents(), events.retryMs).unref();
-    events.retryMs = Math.min(events.retryMs * 2, EVENTS_RETRY_MAX_MS);
-  }
 }
 
 async function readManifestOrExit(file: string): Promise<Map<string, string>> {

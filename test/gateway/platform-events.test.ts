@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { registerForEvents, type Registration } from '../../src/gateway/live/event-registration.js';
+import { EventRegistrar } from '../../src/gateway/live/event-registrar.js';
+import { freePort } from '../fixtures/ports.js';
 import { PLATFORM_EVENTS_PATH } from '../../src/gateway/live/platform-events.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { addOrg } from '../fixtures/org.js';
@@ -23,7 +25,8 @@ let url: string;
 let registration: Registration;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // Failed deliveries are retried 50 ms, then 100 ms later: a delivery that cannot arrive fails within a test's time.
+  platform = await startTestPlatform({ deliveryRetryBaseMs: 50 });
   gateway = createGateway({
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
@@ -243,6 +246,7 @@ describe('events the platform delivers', () => {
     expect((await deliver(delivery(installation, secret, gitSync))).status).toBe(200);
     expect((await deliver(delivery(installation, 'f'.repeat(64), gitSync))).status).toBe(401);
     const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain(`\ngraphql_gateway_platform_events_organizations ${registration.organizations.length}\n`);
     expect(metrics).toMatch(
       /graphql_gateway_platform_events_total\{type="space_gitsync_completed",outcome="accepted"\} [1-9]/,
     );
@@ -283,6 +287,61 @@ describe('polls under the events', () => {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
       await polling.close();
+    }
+  });
+});
+
+describe('deliveries that fail', () => {
+  it('polls again while the platform cannot deliver, and takes the events again once it can', async () => {
+    // A receiver nobody listens on yet: every delivery fails, after its three attempts.
+    const port = await freePort();
+    const receiverUrl = `http://127.0.0.1:${port}${PLATFORM_EVENTS_PATH}`;
+    const pushed: string[][] = [];
+    const lines: string[] = [];
+    const registrar = new EventRegistrar(
+      { client: gateway.client, receiveEvents: ({ organizations }) => void pushed.push(organizations) },
+      {
+        token: platform.adminToken,
+        receiverUrl,
+        integration: 'unreached-events',
+        pollMs: 100,
+        logger: { info: (line) => void lines.push(line), error: (line) => void lines.push(line) },
+        // Looked at by the test alone.
+        refreshMs: 3_600_000,
+        checkMs: 3_600_000,
+      },
+    );
+    try {
+      await registrar.register();
+      expect(pushed).toEqual([registration.organizations]);
+      await registrar.check();
+      const first = await spaceWithChange('Unreached');
+      await mergeOnThePlatform(first.spaceId, first.changeRequestId);
+      await until(async () => {
+        await registrar.check();
+        return !registrar.delivering;
+      });
+      expect(pushed.at(-1)).toEqual([]);
+      expect(lines.at(-1)).toBe(
+        `Platform events: the platform's deliveries to ${receiverUrl} fail: subscriptions poll every 100 ms until one arrives`,
+      );
+      // A receiver there now: the next event arrives, and the organizations are pushed again.
+      const receiver = createServer((_request, response) => response.end('{"received":true}'));
+      await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+      try {
+        const second = await spaceWithChange('Reached');
+        await mergeOnThePlatform(second.spaceId, second.changeRequestId);
+        await until(async () => {
+          await registrar.check();
+          return registrar.delivering;
+        });
+        expect(pushed.at(-1)).toEqual(registration.organizations);
+        expect(lines.at(-1)).toBe(`Platform events: delivered to ${receiverUrl} again`);
+      } finally {
+        receiver.close();
+      }
+    } finally {
+      registrar.stop();
     }
   });
 });

@@ -271,6 +271,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxPerCaller: options.subscriptions?.maxPerCaller,
     shared: state,
   });
+  metrics.watchPush(() => live.pushed);
   let draining = false;
   const connections = new OpenConnections(options.connections);
   const eventStreams = useEventStreams(

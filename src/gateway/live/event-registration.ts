@@ -103,6 +103,46 @@ async function install(call: Call, integrationName: string, organization: string
   }
 }
 
+/** How the platform's deliveries to the gateway went lately (see `deliveryHealth`). */
+export interface DeliveryHealth {
+  /**
+   * `failing` when the newest event finished since the last look was a failure (every attempt
+   * refused, late or unanswered: the receiver cannot be reached, or refuses), `delivering` when it
+   * was delivered, `quiet` when none finished since (or this is the first look).
+   */
+  state: 'failing' | 'delivering' | 'quiet';
+  /** The creation time of the newest event finished, in the platform's clock: the next look's `since`. */
+  newest: string | undefined;
+}
+
+const recentEvents = z.looseObject({
+  items: z.array(z.looseObject({ createdAt: z.string(), status: z.string() })),
+});
+
+/**
+ * How the platform's deliveries of the integration's events went since the event created at
+ * `since` (the last look's `newest`; undefined: a first look, which only notes where things stand),
+ * as the platform records them. Reads its newest 50 events, in the platform's own clock.
+ */
+export async function deliveryHealth(
+  options: Pick<EventRegistrationOptions, 'client' | 'token' | 'integration'>,
+  since: string | undefined,
+): Promise<DeliveryHealth> {
+  const { data } = await options.client.request({
+    method: 'GET',
+    path: pathOf(op.listIntegrationEvents, { integrationName: options.integration ?? DEFAULT_EVENTS_INTEGRATION }),
+    operation: op.listIntegrationEvents,
+    query: { limit: 50 },
+    authorization: `Bearer ${options.token}`,
+    schema: recentEvents,
+  });
+  // Newest first: the first one finished says how deliveries go now.
+  const latest = (data as z.infer<typeof recentEvents>).items.find((event) => event.status !== 'pending');
+  const newest = latest?.createdAt ?? since;
+  if (!latest || since === undefined || latest.createdAt <= since) return { state: 'quiet', newest };
+  return { state: latest.status === 'failed' ? 'failing' : 'delivering', newest };
+}
+
 /** The organization that owns the integration `integrationName`, or undefined when it is not published. */
 async function ownerOf(call: Call, integrationName: string): Promise<string | undefined> {
   const existing = await call(op.getIntegrationByName, { integrationName }).catch((error: unknown) => {

@@ -201,6 +201,11 @@ export class LiveHub {
     for (const organization of organizations) this.pushedOrganizations.add(organization);
   }
 
+  /** The organizations whose events this gateway takes now: their spaces' content is polled only as a safety net. */
+  get pushed(): number {
+    return this.pushedOrganizations.size;
+  }
+
   /** Milliseconds from one poll of `watch` to the next. */
   private intervalOf(watch: Watch): number {
     return watch.pushed ? this.pushedIntervalMs : this.intervalMs;

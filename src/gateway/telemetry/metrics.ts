@@ -21,6 +21,8 @@ export interface GatewayMetrics {
   watchSharedState(connected: () => boolean): void;
   /** Counts a delivery of the platform's events to `POST /platform-events`, by type and outcome. */
   platformEvent(type: string, outcome: string): void;
+  /** Reports how many organizations' events the gateway takes now, as `graphql_gateway_platform_events_organizations`. */
+  watchPush(organizations: () => number): void;
   /** Counts each request sent to the platform, with its duration and retries (inside the sharing of reads in flight). */
   upstreamHook: UpstreamHook;
   /** Counts requests in flight and, unless `exposed` is false, answers `GET` and `HEAD /metrics`. */
@@ -154,6 +156,16 @@ export function createMetrics(breaker: Pick<CircuitBreaker, 'status'>): GatewayM
     upstreamHook,
     sharedStateFailed: (operation) => sharedStateErrors.inc({ operation }),
     platformEvent: (type, outcome) => platformEvents.inc({ type, outcome }),
+    watchPush(organizations) {
+      new Gauge({
+        name: 'graphql_gateway_platform_events_organizations',
+        help: "Organizations whose events the platform delivers to this gateway now (0: none registered, or its deliveries fail): their spaces' content is polled only as a safety net.",
+        registers,
+        collect() {
+          this.set(organizations());
+        },
+      });
+    },
     watchSharedState(connected) {
       new Gauge({
         name: 'graphql_gateway_shared_state_up',
