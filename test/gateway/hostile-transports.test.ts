@@ -562,6 +562,35 @@ describe('persisted-only on /graphql/stream', () => {
   });
 });
 
+describe('WebSockets from pages of other sites', () => {
+  it('refuses the upgrade a page of another origin asks for, and admits its own pages, listed origins and clients that are no page', async () => {
+    await withServer({ corsOrigins: ['https://app.example.test'] }, {}, async ({ url }) => {
+      const evil = connect(url, { headers: { origin: 'https://evil.example.test' } });
+      expect(await evil.opened).toEqual({
+        status: 403,
+        body: {
+          errors: [
+            {
+              message:
+                'Pages of https://evil.example.test may not open WebSockets to this gateway: only its own pages and those of CORS_ORIGINS may',
+              extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' },
+            },
+          ],
+        },
+      });
+      // The same host on another port is another origin; `null` (a sandboxed page) is no allowed one.
+      for (const origin of [url.replace(/:(\d+)$/, ':1'), 'null'])
+        expect((await connect(url, { headers: { origin } }).opened)?.status, origin).toBe(403);
+      for (const headers of [{ origin: url }, { origin: 'https://app.example.test' }, {}]) {
+        const client = connect(url, { headers });
+        expect(await client.opened, JSON.stringify(headers)).toBeUndefined();
+        expect((await client.init()).type).toBe('connection_ack');
+        client.socket.close();
+      }
+    });
+  });
+});
+
 describe('connections per address', () => {
   it('refuses the connection past MAX_CONNECTIONS_PER_ADDRESS, WebSockets and event streams together, with 429', async () => {
     await withServer({ trustedProxies: 1, connections: { maxPerAddress: 3 } }, {}, async ({ gateway, url }) => {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { addressGroup } from '../state/client-address.js';
 
 /** Bounds on the connections that stay open between operations: WebSockets and the event streams of `/graphql/stream`. */
@@ -22,6 +23,18 @@ export interface Refusal {
   statusText: string;
   headers: Record<string, string>;
   body: string;
+}
+
+/** Answers `refusal` on a socket whose upgrade is refused, then closes it. */
+export function refuseUpgrade(socket: Duplex, refusal: Refusal): void {
+  const lines = [
+    `HTTP/1.1 ${refusal.status} ${refusal.statusText}`,
+    ...Object.entries(refusal.headers).map(([name, value]) => `${name}: ${value}`),
+    `content-length: ${Buffer.byteLength(refusal.body)}`,
+    'connection: close',
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${refusal.body}`);
 }
 
 /**

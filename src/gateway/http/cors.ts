@@ -14,6 +14,22 @@ const EXPOSED_HEADERS = ['x-request-id', 'retry-after', ...RATE_LIMIT_HEADERS];
  * `Authorization` header, which a page sets itself, so no answer ever needs the browser's cookies
  * or its HTTP authentication. An unlisted origin gets no CORS header, so its page reads nothing.
  */
+/**
+ * Whether a page of `origin` may use a connection that no CORS header guards (a WebSocket, whose
+ * answers any page could read): its own origin (the `host` it asked for), or one of `origins` (`CORS_ORIGINS`).
+ * A client that is no page sends no `Origin`, and may.
+ */
+export function pageMayConnect(
+  origins: readonly string[],
+  origin: string | undefined,
+  host: string | undefined,
+): boolean {
+  if (origin === undefined) return true;
+  if (origins.includes(origin)) return true;
+  const page = URL.parse(origin);
+  return page !== null && (page.protocol === 'http:' || page.protocol === 'https:') && page.host === host;
+}
+
 export function corsOptions(origins: readonly string[]): YogaServerOptions<object, object>['cors'] {
   if (origins.length === 0) return false;
   const allowed = new Set(origins);

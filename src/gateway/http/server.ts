@@ -217,6 +217,8 @@ export interface Gateway {
   clientAddress(peer: IncomingMessage): string | undefined;
   /** The bounds on requests and operations, which every transport applies (a WebSocket's messages too). */
   limits: GatewayLimits;
+  /** Origins whose pages may read the gateway's answers (`CORS_ORIGINS`): a WebSocket's upgrade is held to them too. */
+  corsOrigins: readonly string[];
   /** The connections open per client address, shared by every transport that keeps one open (see `OpenConnections`). */
   connections: OpenConnections;
   /**
@@ -434,6 +436,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     converter,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),
     limits,
+    corsOrigins: options.corsOrigins ?? [],
     connections,
     drain() {
       draining = true;

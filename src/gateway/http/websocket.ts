@@ -4,7 +4,8 @@ import { GraphQLError, parse } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { redactSecrets } from '../errors.js';
-import { IdleTimer } from './connections.js';
+import { IdleTimer, type Refusal, refuseUpgrade } from './connections.js';
+import { pageMayConnect } from './cors.js';
 import { MAX_OPERATION_ID_LENGTH, relayOperation, type RelayedOperation } from './relay.js';
 import type { Gateway } from './server.js';
 
@@ -194,16 +195,14 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
       sockets.handleUpgrade(request, socket, head, () => {});
       return;
     }
+    // A page of another site would read every answer: no CORS header guards a WebSocket.
+    if (!pageMayConnect(gateway.corsOrigins, request.headers.origin, request.headers.host)) {
+      refuseUpgrade(socket, originRefused(request.headers.origin!));
+      return;
+    }
     const slot = gateway.connections.open(gateway.clientAddress(request));
     if (typeof slot !== 'function') {
-      const lines = [
-        `HTTP/1.1 ${slot.status} ${slot.statusText}`,
-        ...Object.entries(slot.headers).map(([name, value]) => `${name}: ${value}`),
-        `content-length: ${Buffer.byteLength(slot.body)}`,
-        'connection: close',
-      ];
-      socket.once('finish', () => socket.destroy());
-      socket.end(`${lines.join('\r\n')}\r\n\r\n${slot.body}`);
+      refuseUpgrade(socket, slot);
       return;
     }
     // The slot is the socket's, upgraded or not: a handshake that fails gives it back too.
@@ -250,6 +249,24 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
 interface Relayed {
   payload: RelayedOperation;
   abort: AbortController;
+}
+
+/** The 403 of an upgrade a page of an origin not allowed asked for. */
+function originRefused(origin: string): Refusal {
+  const body = {
+    errors: [
+      {
+        message: `Pages of ${origin.slice(0, 100)} may not open WebSockets to this gateway: only its own pages and those of CORS_ORIGINS may`,
+        extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' },
+      },
+    ],
+  };
+  return {
+    status: 403,
+    statusText: 'Forbidden',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(body),
+  };
 }
 
 function relayed(gateway: Gateway, ctx: ConnectionContext, { payload, abort }: Relayed) {
