@@ -581,7 +581,8 @@ describe('WebSockets from pages of other sites', () => {
       // The same host on another port is another origin; `null` (a sandboxed page) is no allowed one.
       for (const origin of [url.replace(/:(\d+)$/, ':1'), 'null'])
         expect((await connect(url, { headers: { origin } }).opened)?.status, origin).toBe(403);
-      for (const headers of [{ origin: url }, { origin: 'https://app.example.test' }, {}]) {
+      const admitted: Array<Record<string, string>> = [{ origin: url }, { origin: 'https://app.example.test' }, {}];
+      for (const headers of admitted) {
         const client = connect(url, { headers });
         expect(await client.opened, JSON.stringify(headers)).toBeUndefined();
         expect((await client.init()).type).toBe('connection_ack');

@@ -5,7 +5,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { storeUploaded } from '../../src/platform/fonts/store.js';
-import { DEFAULT_IMPORT_BUDGETS, registerImports } from '../../src/platform/imports/runs.js';
+import { DEFAULT_IMPORT_BUDGETS, MAX_ACTIVE_IMPORTS, registerImports } from '../../src/platform/imports/runs.js';
 import { readZip } from '../../src/platform/imports/zip.js';
 import { JobQueue } from '../../src/platform/jobs.js';
 import { payloadsOf } from '../fixtures/incremental.js';
@@ -251,6 +251,41 @@ describe('a website import', () => {
     const node = (await g.gql(RUN, { id })).data.node;
     expect(node).toMatchObject({ status: 'CANCELLED', pages: [], changeRequest: null, completedAt: null });
     expect(served).toEqual(['/']);
+  });
+
+  it('refuses a run past MAX_ACTIVE_IMPORTS pending or in progress in the organization, naming the limit', async () => {
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ids: string[] = [];
+    try {
+      // The first reads a website that does not answer; the others wait behind it (one run per space at a time).
+      for (let started = 0; started < MAX_ACTIVE_IMPORTS; started += 1)
+        ids.push(
+          (await expectOk(g, START, { input: { organizationId: org.id, spaceId: space, url: `${origin}/` } }))
+            .startImportRun.importRun.id,
+        );
+      const refused = await g.gql(START, { input: { organizationId: org.id, spaceId: space, url: `${origin}/` } });
+      // A rate limit of the whole operation, with its limit, value and maximum.
+      expect(refused.errors?.[0]?.extensions).toEqual({
+        code: 'RATE_LIMITED',
+        upstreamStatus: 429,
+        limit: 'activeImports',
+        value: MAX_ACTIVE_IMPORTS + 1,
+        max: MAX_ACTIVE_IMPORTS,
+      });
+      expect(refused.errors?.[0]?.message).toBe(
+        `An organization has at most ${MAX_ACTIVE_IMPORTS} import runs pending or in progress`,
+      );
+    } finally {
+      for (const id of ids)
+        await g.gql(`mutation ($id: ID!) { cancelImportRun(input: { importRunId: $id }) { userErrors { code } } }`, {
+          id,
+        });
+      hold = undefined;
+      release();
+      await g.platform.app.jobs.drain();
+    }
   });
 
   it('follows a run on the live hub until it is cancelled', async () => {

@@ -88,6 +88,17 @@ const FETCH_TIMEOUT_MS = 10_000;
 
 const JOB = 'content-import';
 
+/** Import runs one organization may have pending or in progress at once: the next is a 429 naming `activeImports`. */
+export const MAX_ACTIVE_IMPORTS = 20;
+
+/** The organization's runs pending or in progress. */
+function activeRuns(db: Db, orgId: string): number {
+  return db
+    .prepare("SELECT COUNT(*) FROM import_runs WHERE org_id = ? AND status IN ('pending', 'in-progress')")
+    .pluck(true)
+    .get(orgId) as number;
+}
+
 export type ImportStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'cancelled';
 type Source = { type: 'website'; url: string } | { type: 'file'; files: string[] };
 type PageEntry = { id: string; sourceURL: string; type: 'page'; status: 'complete' };
@@ -594,6 +605,18 @@ export function importRoutes(app: FastifyInstance, options: { queue: JobQueue; a
       completed_at: null,
     };
     db.transaction(() => {
+      // One organization cannot fill the queue every other organization's imports wait in.
+      const active = activeRuns(db, org.id);
+      if (active >= MAX_ACTIVE_IMPORTS)
+        throw new ApiError(
+          429,
+          `An organization has at most ${MAX_ACTIVE_IMPORTS} import runs pending or in progress`,
+          {
+            limit: 'activeImports',
+            value: active + 1,
+            max: MAX_ACTIVE_IMPORTS,
+          },
+        );
       insertRun(db, row);
       options.queue.enqueue(JOB, { runId: row.id }, { key: `import-space:${space.id}` });
     })();
