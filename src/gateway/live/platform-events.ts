@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { readBounded, tooLarge } from '../policy/limits.js';
 import { callerOf } from '../state/caller.js';
-import type { BudgetState, Budgets, Claims } from '../state/store.js';
+import type { Budgets, Claims } from '../state/store.js';
 import { PLATFORM_EVENTS_PATH } from './events-path.js';
 import type { LiveHub } from './hub.js';
 
@@ -95,68 +95,25 @@ export function usePlatformEvents(options: PlatformEventsOptions): Plugin {
         return endResponse(
           refusal(405, 'BAD_USER_INPUT', 'METHOD_NOT_ALLOWED', 'Events are delivered with POST', { allow: 'POST' }),
         );
-      return withinBudget(request, serverContext, options).then(endResponse);
+      return counted(request, serverContext, options).then(endResponse);
     },
   };
 }
 
-/** `receive`, refused at once for an address that spent its budget, and charged a point when its refusal cost work. */
-async function withinBudget(
-  request: Request,
-  serverContext: object,
-  options: PlatformEventsOptions,
-): Promise<Response> {
-  const address = options.refusals && callerOf(serverContext, request).addressKey('platform-events');
-  const budget = options.refusals && address ? await reserve(address, options.refusals) : undefined;
-  if (budget instanceof Response) {
-    options.onDelivery?.('other', 'rate_limited');
-    return budget;
-  }
-  const received = await receive(request, options);
-  // Settled as an operation is: what it spent (a point, or nothing) less what it held.
-  if (budget && address)
-    await options.refusals!.budgets.adjust(
-      address,
-      (received.charged ? 1 : 0) - budget.taken,
-      budget.resetAt,
-      budget.taken,
-    );
+/** `receive`, and what became of it counted by type and outcome. */
+async function counted(request: Request, serverContext: object, options: PlatformEventsOptions): Promise<Response> {
+  const received = await receive(request, serverContext, options);
   const type = received.event?.type ?? request.headers.get('x-gitbook-event-type') ?? '';
   options.onDelivery?.(SPACE_EVENTS.has(type) ? type : 'other', received.outcome);
   return received.response;
 }
 
-/** Holds a point of `address`'s budget for the delivery, or the 429 of an address that spent it. */
-async function reserve(
-  address: string,
-  { budgets, points, windowMs, failOpen }: NonNullable<PlatformEventsOptions['refusals']>,
-): Promise<BudgetState | Response | undefined> {
-  const state = await budgets.take(address, 1, points, windowMs);
-  if (!state)
-    return failOpen
-      ? undefined
-      : refusal(
-          429,
-          'RATE_LIMITED',
-          'BUDGET_UNREADABLE',
-          'Rate limits cannot be checked right now: try again shortly',
-          {
-            'retry-after': '1',
-          },
-        );
-  if (state.admitted) return state;
-  const retryAfter = Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000));
-  return refusal(
-    429,
-    'RATE_LIMITED',
-    'ADDRESS_BUDGET_SPENT',
-    `This address spent its ${points} points on refused deliveries until ${new Date(state.resetAt).toISOString()}`,
-    { 'retry-after': String(retryAfter) },
-  );
-}
-
-/** Checks a delivery in the order that costs least first, then acts on it. */
-async function receive(request: Request, options: PlatformEventsOptions): Promise<Received> {
+/**
+ * Checks a delivery in the order that costs least first, then acts on it. What its headers refuse
+ * costs nothing; before any work (reading the body, computing the MAC), a point of the address's
+ * budget is held, and kept only when the delivery is refused (see `PlatformEventsOptions.refusals`).
+ */
+async function receive(request: Request, serverContext: object, options: PlatformEventsOptions): Promise<Received> {
   if (options.secrets.size === 0)
     return {
       outcome: 'not_ready',
@@ -172,6 +129,55 @@ async function receive(request: Request, options: PlatformEventsOptions): Promis
     };
   const signed = authenticate(request, options);
   if ('outcome' in signed) return signed;
+  const budget = await holdPoint(request, serverContext, options.refusals);
+  if (budget instanceof Response) return { outcome: 'rate_limited', response: budget };
+  const received = await verifyAndAct(request, signed, options);
+  await budget?.settle(received.charged === true);
+  return received;
+}
+
+/**
+ * Holds a point of the address's budget for deliveries while one is checked: `settle` keeps it
+ * (a refusal that cost work) or gives it back; the 429 of an address that spent it; nothing
+ * without rate limits, or when the budget cannot be read and they fail open.
+ */
+async function holdPoint(
+  request: Request,
+  serverContext: object,
+  refusals: PlatformEventsOptions['refusals'],
+): Promise<{ settle(charged: boolean): Promise<unknown> } | Response | undefined> {
+  const address = refusals && callerOf(serverContext, request).addressKey('platform-events');
+  if (!refusals || !address) return undefined;
+  const { budgets, points, windowMs, failOpen } = refusals;
+  const state = await budgets.take(address, 1, points, windowMs);
+  if (!state)
+    return failOpen
+      ? undefined
+      : refusal(
+          429,
+          'RATE_LIMITED',
+          'BUDGET_UNREADABLE',
+          'Rate limits cannot be checked right now: try again shortly',
+          {
+            'retry-after': '1',
+          },
+        );
+  if (!state.admitted)
+    return refusal(
+      429,
+      'RATE_LIMITED',
+      'ADDRESS_BUDGET_SPENT',
+      `This address spent its ${points} points on refused deliveries until ${new Date(state.resetAt).toISOString()}`,
+      { 'retry-after': String(Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000))) },
+    );
+  // Settled as an operation is: what it spent (a point, or nothing) less what it held.
+  return {
+    settle: (charged) => budgets.adjust(address, (charged ? 1 : 0) - state.taken, state.resetAt, state.taken),
+  };
+}
+
+/** Reads the body within its bound, verifies its MAC, claims it, parses it, and acts on its event. */
+async function verifyAndAct(request: Request, signed: Signed, options: PlatformEventsOptions): Promise<Received> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   const bytes =
     declared > options.maxBytes
@@ -214,11 +220,17 @@ async function receive(request: Request, options: PlatformEventsOptions): Promis
   return { outcome: 'accepted', response: received(), event };
 }
 
+/** What a delivery's headers say of it, once they passed (see `authenticate`). */
+interface Signed {
+  t: number;
+  v1: string[];
+  installation: string;
+  eventId: string;
+  secret: string;
+}
+
 /** The delivery's signature, installation and secret as its headers give them, or the refusal they earn. */
-function authenticate(
-  request: Request,
-  options: PlatformEventsOptions,
-): { t: number; v1: string[]; installation: string; eventId: string; secret: string } | Received {
+function authenticate(request: Request, options: PlatformEventsOptions): Signed | Received {
   const signature = parseSignature(request.headers.get('x-gitbook-signature'));
   const installation = request.headers.get('x-gitbook-installation-id');
   const eventId = request.headers.get('x-gitbook-event-id');
