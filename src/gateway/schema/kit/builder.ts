@@ -91,7 +91,7 @@ builder.queryType({ description: 'Everything you can read through the gateway.' 
 builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
 builder.subscriptionType({
   description:
-    "What you can follow as it changes: each field sends the object as it is, then each new version. The gateway polls it (`SUBSCRIPTION_POLL_MS`), once per resource and token however many subscribe, and reads it at once when a write through the gateway, or the platform's signed event of a space's content, says it changed. Over SSE (`Accept: text/event-stream` at `/graphql`, or one stream for many at `/graphql/stream`) or WebSocket (`graphql-transport-ws` at `/graphql`).",
+    "What you can follow as it changes: each field sends the object as it is, then each new version. The gateway polls it (`SUBSCRIPTION_POLL_MS`), once per resource and token however many subscribe, and reads it at once when a write through the gateway, or the platform's signed event of a space's content, says it changed. Over SSE (`Accept: text/event-stream` at `/graphql`, or one stream for many at `/graphql/stream`), HTTP multipart (`Accept: multipart/mixed;subscriptionSpec=1.0`, as Apollo Client asks) or WebSocket (`graphql-transport-ws` at `/graphql`).",
 });
 
 builder.scalarType('DateTime', {
