@@ -155,13 +155,19 @@ describe('registration', () => {
     }
   });
 
-  it('keeps the installations it made when it registers again', async () => {
-    const again = await registerForEvents({
-      client: gateway.client,
-      token: platform.adminToken,
-      receiverUrl: `${url}${PLATFORM_EVENTS_PATH}`,
-    });
+  it('keeps the installations it made when it registers again, changing nothing the platform would tell of', async () => {
+    const installing = async () =>
+      (await platform.api('GET', '/integrations/graphql-gateway/events', { query: { limit: 100 } })).body.items.filter(
+        (event: { payload: { type: string } }) => event.payload.type === 'installation_setup',
+      ).length;
+    const before = await installing();
+    const again = await registerForEvents(
+      { client: gateway.client, token: platform.adminToken, receiverUrl: `${url}${PLATFORM_EVENTS_PATH}` },
+      { publish: false },
+    );
     expect(again.secrets).toEqual(registration.secrets);
+    // No update of an installation already covering every space: no event to deliver.
+    expect(await installing()).toBe(before);
   });
 
   it('fails, saying why, for a token that administers no organization', async () => {

@@ -64,12 +64,15 @@ export async function registerForEvents(
   const registration: Registration = { secrets: new Map(), organizations: [], skipped: [] };
   for (const organization of organizations) {
     try {
-      const id = installations.get(organization) ?? (await install(call, name, organization));
-      await call(
-        op.updateIntegrationInstallation,
-        { integrationName: name, installationId: id },
-        { space_selection: 'all' },
-      );
+      const known = installations.get(organization);
+      const id = known?.id ?? (await install(call, name, organization));
+      // Each update records an event the platform delivers: made only when it changes something.
+      if (known?.spaceSelection !== 'all')
+        await call(
+          op.updateIntegrationInstallation,
+          { integrationName: name, installationId: id },
+          { space_selection: 'all' },
+        );
       const { secret } = await call(op.getIntegrationInstallationSigningSecret, {
         integrationName: name,
         installationId: id,
@@ -85,10 +88,18 @@ export async function registerForEvents(
   return registration;
 }
 
-/** The installations of the integration, by organization. */
-async function installationsOf(call: Call, integrationName: string): Promise<Map<string, string>> {
+/** The installations of the integration, by organization: their ids and space selections. */
+async function installationsOf(
+  call: Call,
+  integrationName: string,
+): Promise<Map<string, { id: string; spaceSelection: string | undefined }>> {
   const installations = await listAll(call, op.listIntegrationInstallations, { integrationName }, MAX_INSTALLATIONS);
-  return new Map(installations.map((installation) => [installation.target.organization, installation.id]));
+  return new Map(
+    installations.map((installation) => [
+      installation.target.organization,
+      { id: installation.id, spaceSelection: installation.space_selection },
+    ]),
+  );
 }
 
 /** Installs the integration on `organization`: its installation's id, that of one another replica just made included. */
@@ -99,7 +110,7 @@ async function install(call: Call, integrationName: string, organization: string
     if (!(error instanceof GatewayError) || error.code !== 'CONFLICT') throw error;
     const made = (await installationsOf(call, integrationName)).get(organization);
     if (!made) throw error;
-    return made;
+    return made.id;
   }
 }
 
