@@ -60,6 +60,21 @@ describe('identical GETs in flight share one upstream request', () => {
     expect(sent.map((exchange) => exchange.method).sort()).toEqual(['GET', 'GET', 'PATCH', 'PATCH']);
   });
 
+  it('sends a fresh GET (after a change it was told of) alone, and lets the GETs after it join it', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 'before the change' }).delay(50);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 'after the change' });
+    const fresh = () =>
+      client.request({ method: 'GET', path: '/spaces/s1', schema: item, authorization: 'Bearer a', fresh: true });
+    const answers = await Promise.all([get('Bearer a'), fresh(), get('Bearer a')]);
+    expect(answers.map((answer) => answer.data)).toEqual([
+      { id: 'before the change' },
+      { id: 'after the change' },
+      { id: 'after the change' },
+    ]);
+    expect(sent).toHaveLength(2);
+  });
+
   it('sends a GET again once the shared one answered', async () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 'first' });
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 'second' });

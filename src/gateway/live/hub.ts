@@ -186,7 +186,7 @@ export class LiveHub {
         continue;
       }
       clearTimeout(watch.timer);
-      void this.poll(watch);
+      void this.poll(watch, false, undefined, true);
     }
   }
 
@@ -403,7 +403,13 @@ export class LiveHub {
     return watch.polling;
   }
 
-  private async poll(watch: Watch, first = false, usage?: WatchRequest<unknown>['usage']): Promise<void> {
+  /** Reads `watch` once (`fresh`: after a change it was told of, sharing no read already under way), then again an interval later. */
+  private async poll(
+    watch: Watch,
+    first = false,
+    usage?: WatchRequest<unknown>['usage'],
+    fresh = false,
+  ): Promise<void> {
     watch.timer = undefined;
     const inFlight = { again: false };
     watch.inFlight = inFlight;
@@ -411,7 +417,7 @@ export class LiveHub {
       // The first read of a watch is this replica's own: its subscribers' first event.
       if (first) await watch.listening;
       if (first || (await this.mayPoll(watch)))
-        this.observe(watch, await watch.read(this.conditionalApi(watch, usage)), true);
+        this.observe(watch, await watch.read(this.conditionalApi(watch, usage, fresh)), true);
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : undefined;
       if (code && ENDING_CODES.has(code)) {
@@ -424,7 +430,11 @@ export class LiveHub {
     }
     if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closedWith) {
       // Woken while it read: what woke it may have come after the read, so it reads again now.
-      watch.timer = setTimeout(() => void this.poll(watch), inFlight.again ? 0 : this.intervalOf(watch));
+      const again = inFlight.again;
+      watch.timer = setTimeout(
+        () => void this.poll(watch, false, undefined, again),
+        again ? 0 : this.intervalOf(watch),
+      );
     }
   }
 
@@ -438,7 +448,7 @@ export class LiveHub {
    * gives the data of that answer again, which nothing parsed or sent anew. Counted in `usage`
    * when given.
    */
-  private conditionalApi(watch: Watch, usage?: WatchRequest<unknown>['usage']): ReadApi {
+  private conditionalApi(watch: Watch, usage?: WatchRequest<unknown>['usage'], fresh = false): ReadApi {
     const get = async <S extends z.ZodType>(
       path: string,
       schema: S,
@@ -456,6 +466,7 @@ export class LiveHub {
         operation,
         authorization: watch.authorization,
         ifNoneMatch: known?.etag,
+        fresh,
       });
       if (usage) usage.accepted = true;
       if (answer.status === 304 && known) return known.data as z.infer<S>;

@@ -111,6 +111,11 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   signal?: AbortSignal | undefined;
   /** Sent as `If-None-Match`: an upstream that still holds this entity tag answers 304, with no body to read. */
   ifNoneMatch?: string | undefined;
+  /**
+   * A read made because the resource changed since any request in flight for it began (a
+   * subscription woken by a write or an event): it joins none of them (see `upstreamDedupe`).
+   */
+  fresh?: boolean | undefined;
   /** Answer the body's text too (`RestResponse.text`), besides the data parsed from it. */
   keepText?: boolean | undefined;
   /**
@@ -239,6 +244,7 @@ export class RestClient {
       route: request.operation?.path ?? UNNAMED_ROUTE,
       operation: request.operation,
       signed: false,
+      fresh: request.fresh === true,
       span: request.span,
       explained: request.explained,
       signal: request.signal,
@@ -393,6 +399,7 @@ export class RestClient {
         route: label,
         operation: undefined,
         signed: true,
+        fresh: false,
         span: undefined,
         explained: undefined,
         signal: undefined,

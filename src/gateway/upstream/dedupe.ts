@@ -17,7 +17,8 @@ interface Flight {
  * same path and query, same credentials (`Authorization`) and same `If-None-Match`, the headers
  * that make an answer the caller's own (`x-request-id` and `traceparent` only name it). Never a
  * write, never a signed URL, never past the first answer: a GET made once the shared one answered
- * goes upstream again. Each caller gets the answer (parsed again by its own request) or a copy of
+ * goes upstream again; a fresh GET (made after a change it was told of: a subscription's wake)
+ * joins no request already under way, and the identical GETs after it join it. Each caller gets the answer (parsed again by its own request) or a copy of
  * the error, the times of the shared exchange, and its own byte bound; a caller whose client went
  * away leaves, and the request is abandoned only when nobody waits for it any more.
  */
@@ -30,8 +31,12 @@ export function upstreamDedupe(): UpstreamHook {
       const { headers } = call;
       const key = `${headers.authorization ?? ''}\u0000${headers['if-none-match'] ?? ''}\u0000${call.target}`;
       let flight = flights.get(key);
-      if (!flight) {
-        flight = takeOff(call, next, () => flights.delete(key));
+      // A fresh read takes off anew, and those after it join it rather than the one that began before the change.
+      if (!flight || call.fresh) {
+        const taken: Flight = takeOff(call, next, () => {
+          if (flights.get(key) === taken) flights.delete(key);
+        });
+        flight = taken;
         flights.set(key, flight);
       }
       return join(flight, call, next);
@@ -52,6 +57,7 @@ function takeOff(call: UpstreamCall, next: UpstreamFetch, landed: () => void): F
     route: call.route,
     operation: call.operation,
     signed: call.signed,
+    fresh: call.fresh,
     span: call.span,
     explained: call.explained,
     signal: controller.signal,

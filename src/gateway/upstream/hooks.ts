@@ -69,6 +69,8 @@ export interface UpstreamCall {
    * the breaker and the sharing of reads leave it alone.
    */
   readonly signed: boolean;
+  /** A read made after a change it was told of: the sharing of reads in flight gives it a request of its own. */
+  readonly fresh: boolean;
   /** The GraphQL request's span, when it is traced. */
   readonly span: UpstreamSpan | undefined;
   /** The record of `explain`, when the GraphQL request is explained. */
