@@ -219,50 +219,20 @@ async function subscriptions(): Promise<void> {
       ),
     );
     await Promise.all(subs.map((sub) => sub.next()));
-    const merges = SMOKE ? 2 : 10;
-    const latencies: number[] = [];
-    const slowest: number[] = [];
-    for (let merge = 0; merge < merges; merge += 1) {
-      const { createChangeRequest } = await gql(
-        served,
-        `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Bench" }) { changeRequest { id } } }`,
-        { id: followed },
-      );
-      const id = createChangeRequest.changeRequest.id as string;
-      await gql(
-        served,
-        `mutation ($id: ID!, $md: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $md } }] }) { edits { pageId } } }`,
-        { id, md: `# Page ${merge}\n\nText.` },
-      );
-      // Merges land anywhere in the poll's interval, as in use.
-      await sleep(Math.random() * POLL_MS);
-      const { mergeChangeRequest } = await gql(
-        served,
-        `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { revision { platformId } } }`,
-        { id },
-      );
-      const merged = performance.now();
-      const arrivals = await Promise.all(
-        subs.map(async (sub) => {
-          const event = await sub.next(within(POLL_MS * 3));
-          assert.equal(event.data.spaceContentUpdated.platformId, mergeChangeRequest.revision.platformId);
-          return performance.now() - merged;
-        }),
-      );
-      latencies.push(...arrivals);
-      slowest.push(Math.max(...arrivals));
-    }
+    await mergesToEvents(served, followed, subs, {
+      merges: SMOKE ? 2 : 10,
+      title: 'merge through the gateway → event',
+      eventWithinMs: POLL_MS * 3,
+      merge: async (changeRequest) => {
+        const { mergeChangeRequest } = await gql(
+          served,
+          `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { revision { platformId } } }`,
+          { id: changeRequest.id },
+        );
+        return mergeChangeRequest.revision.platformId as string;
+      },
+    });
     for (const sub of subs) sub.close();
-    console.log(
-      `\n| merge through the gateway → event, 100 subscribers, ${merges} merges | median ms | p99 ms | max ms |`,
-    );
-    console.log('|---|---:|---:|---:|');
-    console.log(
-      `| each subscriber | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
-    );
-    console.log(
-      `| the last of the 100, per merge | ${ms(percentile(slowest, 50))} | ${ms(percentile(slowest, 99))} | ${ms(Math.max(...slowest))} |`,
-    );
     console.log(`| target (issue 21) | | | ≤ ${POLL_MS + 100} |`);
 
     // Memory: 1,000 subscriptions opened and closed, 10 at a time.
@@ -320,60 +290,84 @@ async function pushed(): Promise<void> {
     served.platform.app.stats.reset();
     await sleep(window);
     const perMinute = (served.platform.app.stats.count * 60_000) / window;
-    const merges = SMOKE ? 2 : 20;
-    const latencies: number[] = [];
-    const slowest: number[] = [];
-    for (let merge = 0; merge < merges; merge += 1) {
-      const { createChangeRequest } = await gql(
-        served,
-        `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Bench" }) { changeRequest { id platformId } } }`,
-        { id: followed },
-      );
-      const changeRequest = createChangeRequest.changeRequest;
-      await gql(
-        served,
-        `mutation ($id: ID!, $md: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $md } }] }) { edits { pageId } } }`,
-        { id: changeRequest.id, md: `# Page ${merge}\n\nText.` },
-      );
-      await sleep(Math.random() * POLL_MS);
-      // Merged on the platform, as another client of the API would: only its event tells the gateway.
-      const response = await fetch(
-        `${served.platform.url}/spaces/${followed}/change-requests/${changeRequest.platformId}/merge`,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${served.token}` },
-        },
-      );
-      assert.equal(response.status, 200);
-      const { revision } = (await response.json()) as { revision: string };
-      const merged = performance.now();
-      const arrivals = await Promise.all(
-        subs.map(async (sub) => {
-          const event = await sub.next(within(3_000));
-          assert.equal(event.data.spaceContentUpdated.platformId, revision);
-          return performance.now() - merged;
-        }),
-      );
-      latencies.push(...arrivals);
-      slowest.push(Math.max(...arrivals));
-    }
-    for (const sub of subs) sub.close();
     console.log(`\n## Pushed by the platform's events: 100 subscribers of one space, one token\n`);
     console.log(
-      `Upstream requests per minute while nothing changes: ${perMinute.toFixed(1)} (polled: 30 at SUBSCRIPTION_POLL_MS 2000).\n`,
+      `Upstream requests per minute while nothing changes: ${perMinute.toFixed(1)} (polled: 30 at SUBSCRIPTION_POLL_MS 2000).`,
     );
-    console.log(`| merge on the platform → event, 100 subscribers, ${merges} merges | median ms | p99 ms | max ms |`);
-    console.log('|---|---:|---:|---:|');
-    console.log(
-      `| each subscriber | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
-    );
-    console.log(
-      `| the last of the 100, per merge | ${ms(percentile(slowest, 50))} | ${ms(percentile(slowest, 99))} | ${ms(Math.max(...slowest))} |`,
-    );
+    await mergesToEvents(served, followed, subs, {
+      merges: SMOKE ? 2 : 20,
+      title: 'merge on the platform → event',
+      eventWithinMs: 3_000,
+      // Merged on the platform, as another client of the API would: only its event tells the gateway.
+      merge: async (changeRequest) => {
+        const response = await fetch(
+          `${served.platform.url}/spaces/${followed}/change-requests/${changeRequest.platformId}/merge`,
+          { method: 'POST', headers: { authorization: `Bearer ${served.token}` } },
+        );
+        assert.equal(response.status, 200);
+        return ((await response.json()) as { revision: string }).revision;
+      },
+    });
+    for (const sub of subs) sub.close();
     console.log('| target (issue 36) | ≤ 100 | ≤ 300 | |');
   } finally {
     await served.close();
   }
+}
+
+/**
+ * `merges` change requests of `followed`, each adding a page and merged by `merge` (which answers
+ * the revision it made) at a random moment of the poll's interval, as merges land in use; then the
+ * time until each subscriber has that revision, printed as a table titled `title`.
+ */
+async function mergesToEvents(
+  served: Served,
+  followed: string,
+  subs: Subscription[],
+  options: {
+    merges: number;
+    title: string;
+    eventWithinMs: number;
+    merge: (changeRequest: { id: string; platformId: string }) => Promise<string>;
+  },
+): Promise<void> {
+  const latencies: number[] = [];
+  const slowest: number[] = [];
+  for (let merge = 0; merge < options.merges; merge += 1) {
+    const { createChangeRequest } = await gql(
+      served,
+      `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Bench" }) { changeRequest { id platformId } } }`,
+      { id: followed },
+    );
+    const changeRequest = createChangeRequest.changeRequest as { id: string; platformId: string };
+    await gql(
+      served,
+      `mutation ($id: ID!, $md: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $md } }] }) { edits { pageId } } }`,
+      { id: changeRequest.id, md: `# Page ${merge}\n\nText.` },
+    );
+    await sleep(Math.random() * POLL_MS);
+    const revision = await options.merge(changeRequest);
+    const merged = performance.now();
+    const arrivals = await Promise.all(
+      subs.map(async (sub) => {
+        const event = await sub.next(within(options.eventWithinMs));
+        assert.equal(event.data.spaceContentUpdated.platformId, revision);
+        return performance.now() - merged;
+      }),
+    );
+    latencies.push(...arrivals);
+    slowest.push(Math.max(...arrivals));
+  }
+  console.log(
+    `\n| ${options.title}, ${subs.length} subscribers, ${options.merges} merges | median ms | p99 ms | max ms |`,
+  );
+  console.log('|---|---:|---:|---:|');
+  console.log(
+    `| each subscriber | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
+  );
+  console.log(
+    `| the last of the ${subs.length}, per merge | ${ms(percentile(slowest, 50))} | ${ms(percentile(slowest, 99))} | ${ms(Math.max(...slowest))} |`,
+  );
 }
 
 /** Waits until the platform has no event of the gateway's integration left to deliver. */

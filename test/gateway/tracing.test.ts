@@ -39,12 +39,12 @@ async function run(gateway: Gateway, headers: Record<string, string> = {}) {
   return (await response.json()) as any;
 }
 
-/** A gateway whose every span is kept in memory, exported as it ends. */
-function tracedGateway() {
+/** A gateway (over `upstreamUrl`) whose every span is kept in memory, exported as it ends. */
+function tracedGateway(upstreamUrl = proxy.url) {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const gateway = createGateway({
-    upstreamUrl: proxy.url,
+    upstreamUrl,
     graphiql: { enabled: false },
     tracing: useTracing(provider.getTracer('test')),
   });
@@ -170,13 +170,7 @@ describe('traces', () => {
   });
 
   it('ends the span of a subscription its client ends as answered, not as a client gone', async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-    const gateway = createGateway({
-      upstreamUrl: platform.url,
-      graphiql: { enabled: false },
-      tracing: useTracing(provider.getTracer('test')),
-    });
+    const { exporter, provider, gateway } = tracedGateway(platform.url);
     try {
       const abort = new AbortController();
       const response = await gateway.fetch(

@@ -35,6 +35,23 @@ const VIDEO_DOMAIN = 'videos.example.test';
 /** A publish body of Northwind with every required field; `extra` adds or replaces fields. */
 const publication = (extra: Record<string, unknown> = {}) => publicationOf(ORG, extra);
 
+/** Publishing `name` with each endpoint is a 400 naming `endpoint` with its reason, and publishes nothing. */
+async function expectEndpointsRefused(
+  platform: TestPlatform,
+  name: string,
+  endpoints: ReadonlyArray<ReadonlyArray<string>>,
+): Promise<void> {
+  for (const [endpoint, reason] of endpoints) {
+    const answer = await platform.api('POST', `/integrations/${name}`, { body: publication({ endpoint }) });
+    expect([endpoint, answer.status, answer.body]).toEqual([
+      endpoint,
+      400,
+      { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } },
+    ]);
+  }
+  expect((await platform.api('GET', `/integrations/${name}`)).status).toBe(404);
+}
+
 /** The organizations of a platform made by `organizations`. */
 interface Orgs {
   org: TestOrg;
@@ -774,15 +791,7 @@ describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)
           ]
         : []),
     ];
-    for (const [endpoint, reason] of endpoints) {
-      const answer = await p.api('POST', '/integrations/guarded', { body: publication({ endpoint }) });
-      expect([endpoint, answer.status, answer.body]).toEqual([
-        endpoint,
-        400,
-        { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } },
-      ]);
-    }
-    expect((await p.api('GET', '/integrations/guarded')).status).toBe(404);
+    await expectEndpointsRefused(p, 'guarded', endpoints);
   });
 });
 
@@ -823,15 +832,7 @@ describe('event receivers (PLATFORM_EVENT_RECEIVERS) with private URLs off', () 
   ];
 
   it('accepts exactly the receiver as an endpoint, and delivers events and render calls to it, signed', async () => {
-    for (const [endpoint, reason] of beside()) {
-      const answer = await p.api('POST', '/integrations/beside', { body: publication({ endpoint }) });
-      expect([endpoint, answer.status, answer.body]).toEqual([
-        endpoint,
-        400,
-        { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } },
-      ]);
-    }
-    expect((await p.api('GET', '/integrations/beside')).status).toBe(404);
+    await expectEndpointsRefused(p, 'beside', beside());
 
     const published = await p.api('POST', '/integrations/received', { body: publication({ endpoint: hooks.url }) });
     expect([published.status, published.body.urls.publicEndpoint]).toEqual([200, hooks.url]);
