@@ -97,8 +97,6 @@ interface Watch {
   read: (api: ReadApi) => Promise<unknown>;
   version: (value: unknown) => unknown;
   pushedIn: ((value: unknown) => string | undefined) | undefined;
-  /** Whether the platform's events report its changes now (see `WatchRequest.pushedIn`): it polls less often. */
-  pushed?: boolean;
   authorization: string | undefined;
   subscribers: Set<Subscriber>;
   /** Per path read, the entity tag and data of its last answer: sent as `If-None-Match`, kept for a 304. */
@@ -194,7 +192,7 @@ export class LiveHub {
    * Says that the platform delivers the events of `organizations` to this gateway (a registration;
    * those said before no longer count):
    * watches whose changes those events report (`WatchRequest.pushedIn`) are then polled only every
-   * `pushedIntervalMs`, from their next read on.
+   * `pushedIntervalMs`, from the poll after their next.
    */
   pushFrom(organizations: Iterable<string>): void {
     this.pushedOrganizations.clear();
@@ -206,9 +204,15 @@ export class LiveHub {
     return this.pushedOrganizations.size;
   }
 
-  /** Milliseconds from one poll of `watch` to the next. */
+  /**
+   * Milliseconds from one poll of `watch` to the next: `pushedIntervalMs` while the platform's events
+   * report its changes (its last version's organization is one this gateway takes the events of).
+   */
   private intervalOf(watch: Watch): number {
-    return watch.pushed ? this.pushedIntervalMs : this.intervalMs;
+    const organization = watch.last && watch.pushedIn?.(watch.last.value);
+    return organization !== undefined && this.pushedOrganizations.has(organization)
+      ? this.pushedIntervalMs
+      : this.intervalMs;
   }
 
   /** Subscriptions open now. */
@@ -490,8 +494,6 @@ export class LiveHub {
       .digest('base64url');
     const changed = watch.last?.hash !== hash;
     watch.last = { value, hash };
-    const organization = watch.pushedIn?.(value);
-    watch.pushed = organization !== undefined && this.pushedOrganizations.has(organization);
     if (changed && read && watch.polling) this.tell(watch, { from: this.replica, value });
     for (const subscriber of watch.subscribers) {
       if (!changed && subscriber.current) continue;
